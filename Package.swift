@@ -1,0 +1,40 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The root package uses the Swift toolchain alone: no package dependencies.
+// Development tooling that needs packages (benchmarks) lives in its own
+// sub-package that depends on this one by path.
+let package = Package(
+    name: "PurchaseKit",
+    platforms: [
+        .iOS(.v15),
+        .macOS(.v12),
+        .tvOS(.v15),
+        .watchOS(.v8),
+    ],
+    products: [
+        .library(name: "PurchaseKit", targets: ["PurchaseKit"]),
+        .library(name: "PurchaseKitSimulator", targets: ["PurchaseKitSimulator"]),
+        .executable(name: "purchasekit-demo", targets: ["purchasekit-demo"]),
+    ],
+    targets: [
+        .target(name: "PurchaseKit"),
+        .target(
+            name: "PurchaseKitSimulator",
+            dependencies: ["PurchaseKit"]
+        ),
+        .executableTarget(
+            name: "purchasekit-demo",
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+        ),
+        .testTarget(
+            name: "PurchaseKitTests",
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+        ),
+        .testTarget(
+            name: "PurchaseKitSimulatorTests",
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

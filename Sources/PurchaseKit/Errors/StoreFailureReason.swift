@@ -1,0 +1,42 @@
+/// Why the store refused a payment, in terms a caller can act on.
+public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The payment request was malformed (bad quantity, unknown offer).
+    case paymentInvalid
+    /// The account may not make this payment.
+    case paymentNotAllowed
+    /// The device lost the network during the payment.
+    case networkError
+    /// The product is not available in the user's storefront.
+    case productNotAvailable
+    /// The client is not allowed to issue the request (signed out, restricted).
+    case clientInvalid
+    /// Ask to Buy: the parent declined.
+    case declined
+    /// The store gave no reason.
+    case unknown
+
+    /// What the reason means, in a sentence.
+    public var explanation: String {
+        switch self {
+        case .paymentInvalid: return "the payment request was invalid."
+        case .paymentNotAllowed: return "this account is not allowed to make the payment."
+        case .networkError: return "the network connection was lost during the payment."
+        case .productNotAvailable: return "the product is not available in this storefront."
+        case .clientInvalid: return "the store account is signed out or restricted."
+        case .declined: return "the request to buy was declined."
+        case .unknown: return "the store gave no reason."
+        }
+    }
+
+    /// What to do about it.
+    public var advice: String {
+        switch self {
+        case .paymentInvalid: return "Check the product id and quantity; this is a programming error, not a user error."
+        case .paymentNotAllowed, .clientInvalid: return "Ask the user to check their store account and restrictions."
+        case .networkError: return "Nothing was charged; let the user try again when online."
+        case .productNotAvailable: return "Hide the product in this storefront."
+        case .declined: return "Tell the user the request was declined; nothing was charged."
+        case .unknown: return "Let the user try again later."
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/// The one table of legal status moves. Every status change of every order,
+/// whatever started it (a purchase, a store update, a retry, a restore, a
+/// refund), goes through ``validate(from:to:orderID:)``.
+///
+/// | from | may move to |
+/// |---|---|
+/// | created | purchasing, deferred, purchased, failed, cancelled |
+/// | purchasing | deferred, purchased, failed, cancelled |
+/// | deferred | purchasing, purchased, failed, cancelled |
+/// | purchased | delivered, rejected, needsAttention, revoked |
+/// | needsAttention | purchased, delivered, rejected, revoked |
+/// | delivered | completed, revoked |
+/// | completed | revoked |
+/// | failed, cancelled | purchased |
+/// | rejected, revoked | (final) |
+///
+/// Refinements over the first sketch, and why:
+/// - `created` may jump to `deferred` or `purchased`: a store is free to skip
+///   the `purchasing` report.
+/// - `failed` and `cancelled` may still become `purchased`: StoreKit reports an
+///   interrupted purchase as failed and later delivers the payment. A paid
+///   transaction must never be dropped, so the payment wins.
+/// - `purchased` and `needsAttention` may become `revoked`: a refund can arrive
+///   before delivery succeeded; nothing is owed any more.
+/// - `rejected` and `revoked` are final.
+public enum OrderTransitionTable {
+    private static let table: [OrderStatus: Set<OrderStatus>] = [
+        .created: [.purchasing, .deferred, .purchased, .failed, .cancelled],
+        .purchasing: [.deferred, .purchased, .failed, .cancelled],
+        .deferred: [.purchasing, .purchased, .failed, .cancelled],
+        .purchased: [.delivered, .rejected, .needsAttention, .revoked],
+        .needsAttention: [.purchased, .delivered, .rejected, .revoked],
+        .delivered: [.completed, .revoked],
+        .completed: [.revoked],
+        .failed: [.purchased],
+        .cancelled: [.purchased],
+        .rejected: [],
+        .revoked: [],
+    ]
+
+    /// The statuses an order may move to from `status`.
+    public static func successors(of status: OrderStatus) -> Set<OrderStatus> {
+        table[status] ?? []
+    }
+
+    /// Whether `from → to` is a legal move. Staying in place is not a move.
+    public static func allows(from: OrderStatus, to: OrderStatus) -> Bool {
+        successors(of: from).contains(to)
+    }
+
+    /// Every legal move, in a stable order (for diagrams and tests).
+    public static var allMoves: [(from: OrderStatus, to: OrderStatus)] {
+        OrderStatus.allCases.flatMap { from in
+            successors(of: from).sorted().map { (from: from, to: $0) }
+        }
+    }
+
+    /// Checks a move.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/invalidTransition`` naming both statuses.
+    public static func validate(from: OrderStatus, to: OrderStatus, orderID: String? = nil) throws(PurchaseKitError) {
+        guard allows(from: from, to: to) else {
+            throw PurchaseKitError.invalidTransition(from: from, to: to, orderID: orderID)
+        }
+    }
+}

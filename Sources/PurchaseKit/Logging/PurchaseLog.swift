@@ -1,0 +1,91 @@
+import Foundation
+
+/// How much a log line matters.
+public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    case trace, debug, info, notice, warning, error
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The lower-case name, for printing.
+    public var name: String {
+        switch self {
+        case .trace: return "trace"
+        case .debug: return "debug"
+        case .info: return "info"
+        case .notice: return "notice"
+        case .warning: return "warning"
+        case .error: return "error"
+        }
+    }
+}
+
+/// One log line: a level, a message and structured metadata. PurchaseKit never
+/// puts receipts, signed payloads or order tokens in either.
+public struct LogRecord: Sendable, Hashable {
+    public var level: LogLevel
+    public var message: String
+    public var metadata: [String: String]
+    public var date: Date
+
+    public init(level: LogLevel, message: String, metadata: [String: String] = [:], date: Date) {
+        self.level = level
+        self.message = message
+        self.metadata = metadata
+        self.date = date
+    }
+}
+
+/// Where PurchaseKit's log lines go. Bridge it to `os.Logger` or swift-log in a
+/// few lines; see the integration guide.
+public protocol LogHandler: Sendable {
+    /// Lines below this level are not built at all.
+    var minimumLevel: LogLevel { get }
+    /// Receives one line.
+    func log(_ record: LogRecord)
+}
+
+/// Drops every line.
+public struct SilentLogHandler: LogHandler {
+    public init() {}
+    public var minimumLevel: LogLevel { .error }
+    public func log(_ record: LogRecord) {}
+}
+
+/// Calls a closure for each line at or above a level.
+public struct ClosureLogHandler: LogHandler {
+    public let minimumLevel: LogLevel
+    private let body: @Sendable (LogRecord) -> Void
+
+    public init(minimumLevel: LogLevel = .info, _ body: @escaping @Sendable (LogRecord) -> Void) {
+        self.minimumLevel = minimumLevel
+        self.body = body
+    }
+
+    public func log(_ record: LogRecord) { body(record) }
+}
+
+/// Keeps the lines in memory, for tests and diagnostics.
+public final class RecordingLogHandler: LogHandler {
+    public let minimumLevel: LogLevel
+    private let lines = Locked<[LogRecord]>([])
+
+    public init(minimumLevel: LogLevel = .trace) { self.minimumLevel = minimumLevel }
+
+    public func log(_ record: LogRecord) { lines.withLock { $0.append(record) } }
+
+    /// Every line so far.
+    public var records: [LogRecord] { lines.withLock { $0 } }
+}
+
+/// Metadata keys whose values are always replaced before a line is logged.
+public enum LogRedaction {
+    /// Keys treated as secret wherever they appear.
+    public static let secretKeys: Set<String> = ["receipt", "orderToken", "token", "signedPayload", "jws", "appAccountToken", "applicationUsername"]
+
+    /// `metadata` with every secret value replaced by `<redacted>`.
+    public static func redact(_ metadata: [String: String]) -> [String: String] {
+        var copy = metadata
+        for key in copy.keys where secretKeys.contains(key) { copy[key] = "<redacted>" }
+        return copy
+    }
+}

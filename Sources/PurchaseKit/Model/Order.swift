@@ -1,0 +1,174 @@
+import Foundation
+
+/// The persistent record of one purchase: what was bought, by whom, where it
+/// stands, and a backup of the store transaction so delivery can be retried
+/// after the store forgot it.
+///
+/// Orders are values; the engine changes them only through
+/// ``OrderTransitionTable``. `description` and `dump` never show the receipt or
+/// the order token.
+public struct Order: Sendable, Hashable, Identifiable {
+    /// The schema version this build writes. Older documents still decode.
+    public static let currentSchemaVersion = 1
+
+    /// The schema version the order was decoded from (or `currentSchemaVersion`).
+    public var schemaVersion: Int
+    /// The order id, usually made by the app's server; also the order token on the payment.
+    public var id: String
+    /// The product bought.
+    public var productID: String
+    /// The user the order belongs to. It is only ever credited to this user.
+    public var userID: String
+    /// How many units.
+    public var quantity: Int
+    /// How the order came to exist.
+    public var source: OrderSource
+    /// Where it stands.
+    public var status: OrderStatus
+    /// When the order was created.
+    public var createdAt: Date
+    /// When the payment was handed to the store.
+    public var paymentBeganAt: Date?
+    /// When the store reported a final payment result (paid, failed, cancelled).
+    public var paymentFinishedAt: Date?
+    /// When the order last changed.
+    public var updatedAt: Date
+    /// How many times the verifier was asked.
+    public var verificationAttempts: Int
+    /// When the next automatic delivery attempt is due, while one is owed.
+    public var nextAttemptAt: Date?
+    /// A short human-readable note: the last error or why the order needs attention.
+    /// Never contains receipts or tokens.
+    public var hint: String?
+    /// The code of the last error, when there was one.
+    public var lastErrorCode: PurchaseKitError.Code?
+    /// The backup of the store transaction, once there is one.
+    public var transaction: StoreTransaction?
+    /// When the store transaction was finished.
+    public var finishedAt: Date?
+    /// The app's own data for this order.
+    public var metadata: [String: String]
+
+    public init(
+        id: String,
+        productID: String,
+        userID: String,
+        quantity: Int = 1,
+        source: OrderSource = .purchase,
+        status: OrderStatus = .created,
+        createdAt: Date,
+        metadata: [String: String] = [:]
+    ) {
+        self.schemaVersion = Self.currentSchemaVersion
+        self.id = id
+        self.productID = productID
+        self.userID = userID
+        self.quantity = quantity
+        self.source = source
+        self.status = status
+        self.createdAt = createdAt
+        self.paymentBeganAt = nil
+        self.paymentFinishedAt = nil
+        self.updatedAt = createdAt
+        self.verificationAttempts = 0
+        self.nextAttemptAt = nil
+        self.hint = nil
+        self.lastErrorCode = nil
+        self.transaction = nil
+        self.finishedAt = nil
+        self.metadata = metadata
+    }
+
+    /// The store transaction id, once paid.
+    public var transactionID: String? { transaction?.id }
+
+    /// Whether the store transaction has been finished.
+    public var isFinished: Bool { finishedAt != nil }
+
+    /// Moves the order to `status` through the transition table and stamps `updatedAt`.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/invalidTransition``; the order is unchanged.
+    public mutating func move(to status: OrderStatus, at date: Date) throws(PurchaseKitError) {
+        try OrderTransitionTable.validate(from: self.status, to: status, orderID: id)
+        self.status = status
+        self.updatedAt = date
+    }
+}
+
+extension Order: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case schemaVersion, id, productID, userID, quantity, source, status, createdAt, paymentBeganAt,
+             paymentFinishedAt, updatedAt, verificationAttempts, nextAttemptAt, hint, lastErrorCode,
+             transaction, finishedAt, metadata
+    }
+
+    /// Decodes every schema version up to ``currentSchemaVersion``.
+    ///
+    /// Schema 0 (documents written before the version field existed) had no
+    /// `quantity`, `source`, `nextAttemptAt`, `lastErrorCode`, `finishedAt` or
+    /// `updatedAt`; they take safe defaults. A newer version is refused rather
+    /// than half-read, so a downgrade never silently drops fields.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 0
+        guard version <= Self.currentSchemaVersion else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .schemaVersion, in: c,
+                debugDescription: "Order schema version \(version) is newer than the supported \(Self.currentSchemaVersion).")
+        }
+        schemaVersion = version
+        id = try c.decode(String.self, forKey: .id)
+        productID = try c.decode(String.self, forKey: .productID)
+        userID = try c.decode(String.self, forKey: .userID)
+        quantity = try c.decodeIfPresent(Int.self, forKey: .quantity) ?? 1
+        source = try c.decodeIfPresent(OrderSource.self, forKey: .source) ?? .purchase
+        status = try c.decode(OrderStatus.self, forKey: .status)
+        createdAt = try c.decode(Date.self, forKey: .createdAt)
+        paymentBeganAt = try c.decodeIfPresent(Date.self, forKey: .paymentBeganAt)
+        paymentFinishedAt = try c.decodeIfPresent(Date.self, forKey: .paymentFinishedAt)
+        updatedAt = try c.decodeIfPresent(Date.self, forKey: .updatedAt) ?? paymentFinishedAt ?? createdAt
+        verificationAttempts = try c.decodeIfPresent(Int.self, forKey: .verificationAttempts) ?? 0
+        nextAttemptAt = try c.decodeIfPresent(Date.self, forKey: .nextAttemptAt)
+        hint = try c.decodeIfPresent(String.self, forKey: .hint)
+        lastErrorCode = try c.decodeIfPresent(PurchaseKitError.Code.self, forKey: .lastErrorCode)
+        transaction = try c.decodeIfPresent(StoreTransaction.self, forKey: .transaction)
+        finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
+        metadata = try c.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
+    }
+
+    /// Always writes ``currentSchemaVersion``.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Self.currentSchemaVersion, forKey: .schemaVersion)
+        try c.encode(id, forKey: .id)
+        try c.encode(productID, forKey: .productID)
+        try c.encode(userID, forKey: .userID)
+        try c.encode(quantity, forKey: .quantity)
+        try c.encode(source, forKey: .source)
+        try c.encode(status, forKey: .status)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(paymentBeganAt, forKey: .paymentBeganAt)
+        try c.encodeIfPresent(paymentFinishedAt, forKey: .paymentFinishedAt)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encode(verificationAttempts, forKey: .verificationAttempts)
+        try c.encodeIfPresent(nextAttemptAt, forKey: .nextAttemptAt)
+        try c.encodeIfPresent(hint, forKey: .hint)
+        try c.encodeIfPresent(lastErrorCode, forKey: .lastErrorCode)
+        try c.encodeIfPresent(transaction, forKey: .transaction)
+        try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try c.encode(metadata, forKey: .metadata)
+    }
+}
+
+extension Order: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        var parts = ["id: \(id)", "productID: \(productID)", "userID: \(userID)", "status: \(status.rawValue)",
+                     "source: \(source.rawValue)", "attempts: \(verificationAttempts)"]
+        if let transaction { parts.append("transactionID: \(transaction.id)") }
+        if isFinished { parts.append("finished") }
+        if let hint { parts.append("hint: \(hint)") }
+        return "Order(\(parts.joined(separator: ", ")))"
+    }
+
+    public var debugDescription: String { description }
+}

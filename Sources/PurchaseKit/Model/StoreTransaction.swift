@@ -1,0 +1,97 @@
+import Foundation
+
+/// Which store environment signed a transaction.
+public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+    case sandbox
+    case production
+    /// Xcode's local StoreKit testing, or the simulator.
+    case xcode
+}
+
+/// Why the store took a purchase back.
+public enum RevocationReason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The developer's app had an issue (a refund for a fault).
+    case developerIssue
+    /// Any other reason (refund requested by the user, chargeback, ...).
+    case other
+}
+
+/// A snapshot of one store transaction, kept on the order as a backup so that
+/// delivery can be retried after the store forgot it.
+///
+/// `description` and `dump` never show the receipt or the order token.
+public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
+    /// The store's unique id for this transaction; the idempotency key of its delivery.
+    public var id: String
+    /// The id of the first transaction of this purchase (renewals and restores share it).
+    public var originalID: String
+    /// The product bought.
+    public var productID: String
+    /// When the store charged the user.
+    public var purchaseDate: Date
+    /// When a subscription period ends; nil for other products.
+    public var expirationDate: Date?
+    /// When the store revoked (refunded) the transaction, if it did.
+    public var revocationDate: Date?
+    /// Why it was revoked.
+    public var revocationReason: RevocationReason?
+    /// How many units were bought.
+    public var quantity: Int
+    /// The order token the payment carried (the order id). The store can lose it.
+    public var orderToken: String?
+    /// The receipt or signed payload: opaque, secret, never logged.
+    public var receipt: Data
+    /// Where the transaction was made.
+    public var environment: StoreEnvironment
+
+    public init(
+        id: String,
+        originalID: String? = nil,
+        productID: String,
+        purchaseDate: Date,
+        expirationDate: Date? = nil,
+        revocationDate: Date? = nil,
+        revocationReason: RevocationReason? = nil,
+        quantity: Int = 1,
+        orderToken: String? = nil,
+        receipt: Data = Data(),
+        environment: StoreEnvironment = .sandbox
+    ) {
+        self.id = id
+        self.originalID = originalID ?? id
+        self.productID = productID
+        self.purchaseDate = purchaseDate
+        self.expirationDate = expirationDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.quantity = quantity
+        self.orderToken = orderToken
+        self.receipt = receipt
+        self.environment = environment
+    }
+
+    /// Whether the store has taken this transaction back.
+    public var isRevoked: Bool { revocationDate != nil }
+}
+
+extension StoreTransaction: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        var parts = ["id: \(id)", "originalID: \(originalID)", "productID: \(productID)", "quantity: \(quantity)",
+                     "environment: \(environment.rawValue)", "orderToken: \(orderToken == nil ? "none" : "<redacted>")",
+                     "receipt: <\(receipt.count) bytes redacted>"]
+        if let expirationDate { parts.append("expires: \(expirationDate)") }
+        if let revocationDate { parts.append("revoked: \(revocationDate)") }
+        return "StoreTransaction(\(parts.joined(separator: ", ")))"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "id": id, "originalID": originalID, "productID": productID, "purchaseDate": purchaseDate,
+            "expirationDate": expirationDate as Any, "revocationDate": revocationDate as Any,
+            "quantity": quantity, "environment": environment,
+            "orderToken": orderToken == nil ? "none" : "<redacted>", "receipt": "<redacted>",
+        ], displayStyle: .struct)
+    }
+}

@@ -1,0 +1,45 @@
+/// What ``OrderStore/loadOpenOrders()`` found: the orders it could read, and a
+/// typed error for each document it could not (moved aside, not deleted).
+public struct OrderLoadReport: Sendable {
+    /// The open (not archived) orders that loaded.
+    public var orders: [Order]
+    /// One error per document that could not be read. Never fatal.
+    public var problems: [PurchaseKitError]
+
+    public init(orders: [Order], problems: [PurchaseKitError] = []) {
+        self.orders = orders
+        self.problems = problems
+    }
+}
+
+/// Where orders live between launches.
+///
+/// Stores hold *open* orders (anything not archived) and an *archive* of
+/// finished ones. Lookups by id and by transaction id search both, so that a
+/// late duplicate of an archived transaction is still recognised.
+public protocol OrderStore: Sendable {
+    /// Inserts or replaces the order with the same id, durably: when this returns,
+    /// the order survives a crash. An archived order with the same id is replaced
+    /// and becomes open again.
+    func save(_ order: Order) async throws
+
+    /// Every open order, plus a report of what could not be read.
+    func loadOpenOrders() async throws -> OrderLoadReport
+
+    /// The open orders of one user.
+    func openOrders(forUser userID: String) async throws -> [Order]
+
+    /// The order with this id, open or archived.
+    func order(id: String) async throws -> Order?
+
+    /// The order whose store transaction has this id, open or archived.
+    func order(transactionID: String) async throws -> Order?
+
+    /// Moves an order to the archive; it leaves the open set.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when there is no such open order.
+    func archive(orderID: String) async throws
+
+    /// Deletes an order, open or archived. Deleting a missing order is not an error.
+    func remove(orderID: String) async throws
+}

@@ -1,0 +1,26 @@
+/// A request to charge the user for a product, as handed to the store.
+public struct Payment: Sendable, Hashable, Codable {
+    /// The product to buy.
+    public var productID: String
+    /// How many units.
+    public var quantity: Int
+    /// The order id, carried on the payment so the resulting transaction can be
+    /// matched to its order (`applicationUsername` in StoreKit 1,
+    /// `appAccountToken` in StoreKit 2). The store may lose it.
+    public var orderToken: String
+    /// The app's user, as the store may see it (a hash, never personal data).
+    public var userID: String
+
+    public init(productID: String, quantity: Int = 1, orderToken: String, userID: String) {
+        self.productID = productID
+        self.quantity = quantity
+        self.orderToken = orderToken
+        self.userID = userID
+    }
+}
+
+extension Payment: CustomStringConvertible {
+    public var description: String {
+        "Payment(productID: \(productID), quantity: \(quantity), userID: \(userID), orderToken: <redacted>)"
+    }
+}

@@ -1,0 +1,57 @@
+/// The products a request asked for: those the store sells, and the
+/// identifiers it does not know.
+public struct ProductsResponse: Sendable, Hashable {
+    /// The valid products, sorted by id.
+    public var products: [Product]
+    /// The identifiers the store does not know, sorted.
+    public var invalidProductIDs: [String]
+
+    public init(products: [Product], invalidProductIDs: [String]) {
+        self.products = products.sorted { $0.id < $1.id }
+        self.invalidProductIDs = invalidProductIDs.sorted()
+    }
+}
+
+/// Receives the store's transaction updates. The engine is one.
+///
+/// Updates are delivered in batches and awaited: when the call returns, the
+/// observer has taken responsibility for them (persisted or queued them).
+public protocol PaymentQueueObserver: AnyObject, Sendable {
+    /// The store reports updates.
+    func paymentQueue(didUpdate updates: [TransactionUpdate]) async
+}
+
+/// The store, behind a protocol: the App Store in an app, the
+/// `SimulatedPaymentQueue` in tests, previews and on Linux.
+///
+/// Adopters bridging StoreKit: map `Transaction.updates` /
+/// `SKPaymentTransactionObserver` to ``PaymentQueueObserver``, and carry the
+/// order token as `appAccountToken` (a UUID) or `applicationUsername`.
+public protocol PaymentQueue: Sendable {
+    /// Loads products. Unknown identifiers come back in `invalidProductIDs`, not as an error.
+    ///
+    /// - Throws: ``PurchaseKitError`` with ``PurchaseKitError/Code/productRequestFailed``
+    ///   or ``PurchaseKitError/Code/storeUnavailable`` when the store cannot answer.
+    func products(for identifiers: Set<String>) async throws -> ProductsResponse
+
+    /// Whether this device and account may make payments at all.
+    func canMakePayments() async -> Bool
+
+    /// Hands a payment to the store. Its outcome arrives later as updates to the observer.
+    ///
+    /// - Throws: ``PurchaseKitError`` when the store would not even take the payment.
+    func add(_ payment: Payment) async throws
+
+    /// Tells the store that the app is done with a transaction. Until then the
+    /// store replays it to every newly attached observer.
+    func finish(transactionID: String) async throws
+
+    /// Asks the store for the account's restorable transactions
+    /// (non-consumables and subscriptions that have not expired).
+    func restoreCompletedTransactions() async throws -> [StoreTransaction]
+
+    /// Attaches the observer (replacing any earlier one) and, before returning,
+    /// delivers to it every transaction that is still unfinished, including
+    /// those a killed process left behind.
+    func attach(_ observer: any PaymentQueueObserver) async
+}

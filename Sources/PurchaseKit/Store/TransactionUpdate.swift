@@ -1,0 +1,53 @@
+import Foundation
+
+/// One report from the store about a payment or a transaction. The store may
+/// send the same report twice, late, or out of order; the engine copes.
+public struct TransactionUpdate: Sendable, Hashable {
+    /// What the store reports.
+    public enum Kind: Sendable, Hashable {
+        /// The store is processing the payment.
+        case purchasing
+        /// Waiting for Ask to Buy approval.
+        case deferred
+        /// Waiting for the user to act outside the app (new terms, payment
+        /// method); the purchase completes later with `purchased`.
+        case interrupted
+        /// The user paid; `transaction` is set.
+        case purchased
+        /// A restored transaction; `transaction` is set.
+        case restored
+        /// The user cancelled.
+        case cancelled
+        /// The store refused the payment.
+        case failed(StoreFailureReason)
+        /// The store took a transaction back; `transaction` carries the revocation date and reason.
+        case revoked
+    }
+
+    /// What the store reports.
+    public var kind: Kind
+    /// The product concerned.
+    public var productID: String
+    /// The order token of the payment, when the store kept it.
+    public var orderToken: String?
+    /// The transaction, for `purchased`, `restored` and `revoked`.
+    public var transaction: StoreTransaction?
+    /// When the store made the report.
+    public var date: Date
+
+    public init(kind: Kind, productID: String, orderToken: String?, transaction: StoreTransaction? = nil, date: Date) {
+        self.kind = kind
+        self.productID = productID
+        self.orderToken = orderToken
+        self.transaction = transaction
+        self.date = date
+    }
+}
+
+extension TransactionUpdate: CustomStringConvertible {
+    public var description: String {
+        var text = "TransactionUpdate(\(kind), productID: \(productID), orderToken: \(orderToken == nil ? "none" : "<redacted>")"
+        if let transaction { text += ", transactionID: \(transaction.id)" }
+        return text + ")"
+    }
+}

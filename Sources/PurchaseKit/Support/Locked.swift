@@ -1,0 +1,20 @@
+import Foundation
+
+/// A value guarded by a lock, for the few places where an actor would force
+/// callers to `await` (log handlers, the manual clock's `now`).
+///
+/// `Synchronization.Mutex` would do, but needs iOS 18 / macOS 15.
+public final class Locked<Value>: @unchecked Sendable {
+    // Safe: `value` is only touched inside `withLock`, under `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access to the value.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What the order generator is asked for.
+public struct OrderRequest: Sendable, Hashable {
+    /// The product to buy.
+    public var productID: String
+    /// The buyer.
+    public var userID: String
+    /// How many units.
+    public var quantity: Int
+    /// The app's data for the order.
+    public var metadata: [String: String]
+
+    public init(productID: String, userID: String, quantity: Int = 1, metadata: [String: String] = [:]) {
+        self.productID = productID
+        self.userID = userID
+        self.quantity = quantity
+        self.metadata = metadata
+    }
+}
+
+/// Makes order ids. Usually the app's server creates the order and returns its id.
+///
+/// Throwing fails the purchase with ``PurchaseKitError/Code/orderGenerationFailed``
+/// before anything is charged.
+public protocol OrderGenerator: Sendable {
+    /// Returns a new, unique order id. It travels on the payment, so keep it short.
+    func makeOrderID(for request: OrderRequest) async throws -> String
+}
+
+/// Makes a random UUID per order, for apps without a server-side order.
+public struct UUIDOrderGenerator: OrderGenerator {
+    public init() {}
+
+    public func makeOrderID(for request: OrderRequest) async throws -> String {
+        UUID().uuidString.lowercased()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PurchaseKit
+
+/// A clock that moves only when told to, so that latency, timeouts, retries
+/// and a year of renewals run in milliseconds and the same way every time.
+///
+/// `advance(by:)` moves time and resumes, in deadline order, every sleeper
+/// whose deadline has come. It does not wait for the resumed tasks to run;
+/// await what they produce (an event, a result) or the engine's idle point.
+public final class ManualClock: PurchaseClock {
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Date
+        var nextID: UInt64 = 0
+        var sleepers: [Sleeper] = []
+        var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state: Locked<State>
+
+    /// 2026-01-01 00:00:00 UTC: a fixed start, so that traces do not depend on the day a test runs.
+    public static let defaultStart = Date(timeIntervalSince1970: 1_767_225_600)
+
+    /// Creates a clock standing at `start`.
+    public init(start: Date = ManualClock.defaultStart) {
+        state = Locked(State(now: start))
+    }
+
+    public var now: Date { state.withLock { $0.now } }
+
+    /// How many tasks are sleeping on this clock. A test that ends with
+    /// sleepers left usually forgot to advance, or leaked a task.
+    public var pendingSleepers: Int { state.withLock { $0.sleepers.count } }
+
+    /// The earliest deadline anyone sleeps until.
+    public var nextDeadline: Date? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+
+    public func sleep(until deadline: Date) async throws {
+        try Task.checkCancellation()
+        let id: UInt64 = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (resumeNow, woken) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if deadline <= s.now { return (true, []) }
+                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return (false, Self.takeSatisfiedWaiters(&s))
+                }
+                if resumeNow { continuation.resume() }
+                for waiter in woken { waiter.resume() }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { s in
+                guard let index = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward by `interval` seconds and wakes every sleeper whose deadline has come.
+    public func advance(by interval: TimeInterval) {
+        advance(to: now.addingTimeInterval(max(0, interval)))
+    }
+
+    /// Moves time to `date` (never backwards) and wakes every sleeper whose deadline has come.
+    public func advance(to date: Date) {
+        let due: [Sleeper] = state.withLock { s in
+            if date > s.now { s.now = date }
+            let due = s.sleepers.filter { $0.deadline <= s.now }
+            s.sleepers.removeAll { $0.deadline <= s.now }
+            return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Moves time to the earliest sleeper's deadline and wakes it; returns false when nobody sleeps.
+    @discardableResult
+    public func advanceToNextDeadline() -> Bool {
+        guard let next = nextDeadline else { return false }
+        advance(to: next)
+        return true
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock: the way
+    /// to know that a task reached its sleep before advancing, without polling.
+    public func waitForSleepers(count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                if s.sleepers.count >= count { return true }
+                s.countWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeSatisfiedWaiters(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
+        let count = s.sleepers.count
+        let ready = s.countWaiters.filter { $0.count <= count }.map(\.continuation)
+        s.countWaiters.removeAll { $0.count <= count }
+        return ready
+    }
+}
