@@ -83,3 +83,12 @@ extension PurchaseKitError {
         return text
     }
 }
+
+extension PurchaseKitError {
+    /// Passes a `PurchaseKitError` through unchanged and wraps anything else
+    /// under `code`, keeping it as the underlying error.
+    public static func wrap(_ error: any Error, as code: Code, _ message: String, advice: String, orderID: String? = nil) -> PurchaseKitError {
+        if let error = error as? PurchaseKitError { return error }
+        return PurchaseKitError(code, message, advice: advice, underlying: error, orderID: orderID)
+    }
+}

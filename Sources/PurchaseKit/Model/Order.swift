@@ -13,8 +13,14 @@ public struct Order: Sendable, Hashable, Identifiable {
 
     /// The schema version the order was decoded from (or `currentSchemaVersion`).
     public var schemaVersion: Int
-    /// The order id, usually made by the app's server; also the order token on the payment.
+    /// The order id, usually made by the app's server. Safe to log.
     public var id: String
+    /// The secret token that travels on the payment (`appAccountToken` /
+    /// `applicationUsername`) so the store's transaction can be matched back to
+    /// this order. Kept apart from the id so that logs can name orders without
+    /// leaking tokens; a UUID, as StoreKit 2 requires. Nil for orders made from
+    /// transactions (restores, renewals).
+    public var token: String?
     /// The product bought.
     public var productID: String
     /// The user the order belongs to. It is only ever credited to this user.
@@ -42,6 +48,8 @@ public struct Order: Sendable, Hashable, Identifiable {
     public var hint: String?
     /// The code of the last error, when there was one.
     public var lastErrorCode: PurchaseKitError.Code?
+    /// The store's reason, when the payment failed.
+    public var storeFailureReason: StoreFailureReason?
     /// The backup of the store transaction, once there is one.
     public var transaction: StoreTransaction?
     /// When the store transaction was finished.
@@ -53,6 +61,7 @@ public struct Order: Sendable, Hashable, Identifiable {
         id: String,
         productID: String,
         userID: String,
+        token: String? = nil,
         quantity: Int = 1,
         source: OrderSource = .purchase,
         status: OrderStatus = .created,
@@ -61,6 +70,7 @@ public struct Order: Sendable, Hashable, Identifiable {
     ) {
         self.schemaVersion = Self.currentSchemaVersion
         self.id = id
+        self.token = token
         self.productID = productID
         self.userID = userID
         self.quantity = quantity
@@ -74,6 +84,7 @@ public struct Order: Sendable, Hashable, Identifiable {
         self.nextAttemptAt = nil
         self.hint = nil
         self.lastErrorCode = nil
+        self.storeFailureReason = nil
         self.transaction = nil
         self.finishedAt = nil
         self.metadata = metadata
@@ -97,16 +108,18 @@ public struct Order: Sendable, Hashable, Identifiable {
 
 extension Order: Codable {
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, id, productID, userID, quantity, source, status, createdAt, paymentBeganAt,
+        case schemaVersion, id, token, productID, userID, quantity, source, status, createdAt, paymentBeganAt,
              paymentFinishedAt, updatedAt, verificationAttempts, nextAttemptAt, hint, lastErrorCode,
-             transaction, finishedAt, metadata
+             storeFailureReason, transaction, finishedAt, metadata
     }
 
     /// Decodes every schema version up to ``currentSchemaVersion``.
     ///
     /// Schema 0 (documents written before the version field existed) had no
-    /// `quantity`, `source`, `nextAttemptAt`, `lastErrorCode`, `finishedAt` or
-    /// `updatedAt`; they take safe defaults. A newer version is refused rather
+    /// `token`, `quantity`, `source`, `nextAttemptAt`, `lastErrorCode`,
+    /// `storeFailureReason`, `finishedAt` or `updatedAt`; they take safe
+    /// defaults, and the token is the order id, which is what schema 0 put on
+    /// the payment. A newer version is refused rather
     /// than half-read, so a downgrade never silently drops fields.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -118,6 +131,7 @@ extension Order: Codable {
         }
         schemaVersion = version
         id = try c.decode(String.self, forKey: .id)
+        token = version == 0 ? id : try c.decodeIfPresent(String.self, forKey: .token)
         productID = try c.decode(String.self, forKey: .productID)
         userID = try c.decode(String.self, forKey: .userID)
         quantity = try c.decodeIfPresent(Int.self, forKey: .quantity) ?? 1
@@ -131,6 +145,7 @@ extension Order: Codable {
         nextAttemptAt = try c.decodeIfPresent(Date.self, forKey: .nextAttemptAt)
         hint = try c.decodeIfPresent(String.self, forKey: .hint)
         lastErrorCode = try c.decodeIfPresent(PurchaseKitError.Code.self, forKey: .lastErrorCode)
+        storeFailureReason = try c.decodeIfPresent(StoreFailureReason.self, forKey: .storeFailureReason)
         transaction = try c.decodeIfPresent(StoreTransaction.self, forKey: .transaction)
         finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
         metadata = try c.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
@@ -141,6 +156,7 @@ extension Order: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Self.currentSchemaVersion, forKey: .schemaVersion)
         try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(token, forKey: .token)
         try c.encode(productID, forKey: .productID)
         try c.encode(userID, forKey: .userID)
         try c.encode(quantity, forKey: .quantity)
@@ -154,13 +170,24 @@ extension Order: Codable {
         try c.encodeIfPresent(nextAttemptAt, forKey: .nextAttemptAt)
         try c.encodeIfPresent(hint, forKey: .hint)
         try c.encodeIfPresent(lastErrorCode, forKey: .lastErrorCode)
+        try c.encodeIfPresent(storeFailureReason, forKey: .storeFailureReason)
         try c.encodeIfPresent(transaction, forKey: .transaction)
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
         try c.encode(metadata, forKey: .metadata)
     }
 }
 
-extension Order: CustomStringConvertible, CustomDebugStringConvertible {
+extension Order: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "id": id, "productID": productID, "userID": userID, "quantity": quantity, "source": source,
+            "status": status, "createdAt": createdAt, "updatedAt": updatedAt,
+            "verificationAttempts": verificationAttempts, "hint": hint as Any,
+            "token": token == nil ? "none" : "<redacted>", "transaction": transaction as Any,
+            "finishedAt": finishedAt as Any, "metadata": metadata,
+        ], displayStyle: .struct)
+    }
+
     public var description: String {
         var parts = ["id: \(id)", "productID: \(productID)", "userID: \(userID)", "status: \(status.rawValue)",
                      "source: \(source.rawValue)", "attempts: \(verificationAttempts)"]

@@ -6,9 +6,9 @@ public enum OrderSource: String, Sendable, Hashable, Codable, CaseIterable {
     case restore
     /// An auto-renewable subscription renewed.
     case renewal
-    /// A payment approved after Ask to Buy, arriving with no purchase call waiting.
-    case askToBuyApproval
-    /// A purchase made on another device of the same account.
+    /// A purchase that no order was waiting for (made on another device of the
+    /// same account, or approved after its order was lost), credited to the
+    /// app's current user.
     case otherDevice
     /// A purchase started by the store (promoted in-app purchase, offer code).
     case storeInitiated

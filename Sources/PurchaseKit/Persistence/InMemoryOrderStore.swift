@@ -35,6 +35,11 @@ public actor InMemoryOrderStore: OrderStore {
         open.values.filter { $0.userID == userID }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
+    public func orders(forUser userID: String) -> [Order] {
+        (open.values.filter { $0.userID == userID } + archived.values.filter { $0.userID == userID })
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
     public func order(id: String) -> Order? {
         open[id] ?? archived[id]
     }

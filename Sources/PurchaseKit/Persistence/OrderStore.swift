@@ -29,6 +29,10 @@ public protocol OrderStore: Sendable {
     /// The open orders of one user.
     func openOrders(forUser userID: String) async throws -> [Order]
 
+    /// Every order of one user, open and archived (entitlements and balances
+    /// are computed from these).
+    func orders(forUser userID: String) async throws -> [Order]
+
     /// The order with this id, open or archived.
     func order(id: String) async throws -> Order?
 

@@ -54,4 +54,16 @@ public protocol PaymentQueue: Sendable {
     /// delivers to it every transaction that is still unfinished, including
     /// those a killed process left behind.
     func attach(_ observer: any PaymentQueueObserver) async
+
+    /// How the store sees the renewal of a subscription (see the default in the extension).
+    func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState?
+}
+
+extension PaymentQueue {
+    /// How the store sees the renewal of the subscription that began with
+    /// `originalTransactionID`: grace period and billing retry are known only
+    /// to the store. The default knows nothing and answers nil.
+    public func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        nil
+    }
 }

@@ -1,0 +1,207 @@
+import Foundation
+
+/// Something that happened to an order.
+public enum OrderEvent: Sendable, Equatable {
+    /// The payment was handed to the store.
+    case paymentAdded
+    /// The store reported on the payment (`transaction` for purchased and restored reports).
+    case store(TransactionUpdate.Kind, StoreTransaction?)
+    /// The verifier answered (a thrown error arrives as `.retryLater`).
+    case verified(VerificationResult)
+    /// The store transaction was finished.
+    case finished
+    /// A delivery attempt is due (a retry timer, a retry trigger, launch).
+    case deliveryDue
+    /// A delivered order's transaction still has to be finished (launch, manual finish).
+    case finishDue
+    /// The app stopped before the payment reached the store: nothing was charged.
+    case abandoned
+}
+
+/// What the engine must do after a step, in this order.
+public enum OrderAction: Sendable, Equatable {
+    /// Write the order durably before anything else happens.
+    case persist
+    /// Ask the verifier to check and deliver.
+    case verify
+    /// Finish the store transaction.
+    case finish(transactionID: String)
+    /// Try the delivery again at this time.
+    case scheduleRetry(at: Date)
+    /// Move the order to the archive; nothing more is owed.
+    case archive
+}
+
+/// The order lifecycle as a pure function: an order and an event in, the new
+/// order and the actions to perform out. No I/O, no clock reads, no randomness
+/// of its own: the engine performs the actions, and tests drive every path
+/// without a store.
+///
+/// Late, duplicate and out-of-order events come out as no change and no
+/// action: a `purchasing` report after `purchased` is history, not news.
+public struct OrderStateMachine: Sendable {
+    /// The retry schedule.
+    public var retryPolicy: RetryPolicy
+    /// Whether the engine finishes transactions after delivery (true) or the app does.
+    public var finishesAfterDelivery: Bool
+
+    public init(retryPolicy: RetryPolicy = .default, finishesAfterDelivery: Bool = true) {
+        self.retryPolicy = retryPolicy
+        self.finishesAfterDelivery = finishesAfterDelivery
+    }
+
+    /// The result of one step.
+    public struct Step: Sendable, Equatable {
+        /// The order after the step.
+        public var order: Order
+        /// What to do, in order. Empty when the event changed nothing.
+        public var actions: [OrderAction]
+
+        /// Whether the event changed nothing.
+        public var isNoChange: Bool { actions.isEmpty }
+    }
+
+    /// Applies `event` to `order` at `now`. `retryDelay` is the jittered delay
+    /// to use if the step schedules a retry.
+    public func step(_ order: Order, on event: OrderEvent, now: Date, retryDelay: TimeInterval) -> Step {
+        var next = order
+        func moved(to status: OrderStatus) -> Bool { Self.move(&next, to: status, at: now) }
+        let unchanged = Step(order: order, actions: [])
+
+        switch event {
+        case .paymentAdded:
+            guard moved(to: .purchasing) else { return unchanged }
+            next.paymentBeganAt = next.paymentBeganAt ?? now
+            return Step(order: next, actions: [.persist])
+
+        case .store(.purchasing, _):
+            guard next.status == .created, moved(to: .purchasing) else { return unchanged }
+            next.paymentBeganAt = next.paymentBeganAt ?? now
+            return Step(order: next, actions: [.persist])
+
+        case .store(.deferred, _), .store(.interrupted, _):
+            guard next.status != .deferred, moved(to: .deferred) else { return unchanged }
+            if case .store(.interrupted, _) = event {
+                next.hint = "Waiting for the user to complete an action with the store."
+            } else {
+                next.hint = "Waiting for approval (Ask to Buy)."
+            }
+            return Step(order: next, actions: [.persist])
+
+        case .store(.cancelled, _):
+            guard moved(to: .cancelled) else { return unchanged }
+            next.paymentFinishedAt = now
+            next.hint = "The user cancelled."
+            next.lastErrorCode = .userCancelled
+            return Step(order: next, actions: [.persist, .archive])
+
+        case .store(.failed(let reason), _):
+            guard moved(to: .failed) else { return unchanged }
+            next.paymentFinishedAt = now
+            next.hint = "The store refused the payment: \(reason.explanation)"
+            next.lastErrorCode = .paymentFailed
+            next.storeFailureReason = reason
+            return Step(order: next, actions: [.persist, .archive])
+
+        case .store(.purchased, let transaction?), .store(.restored, let transaction?):
+            guard next.transaction == nil || next.transaction?.id == transaction.id else { return unchanged }
+            guard next.transaction == nil, moved(to: .purchased) else { return unchanged }
+            next.transaction = transaction
+            next.paymentFinishedAt = next.paymentFinishedAt ?? now
+            next.nextAttemptAt = nil
+            next.hint = nil
+            next.lastErrorCode = nil
+            return Step(order: next, actions: [.persist, .verify])
+
+        case .store(.revoked, let transaction?):
+            guard next.transaction?.id == transaction.id, moved(to: .revoked) else { return unchanged }
+            next.transaction = transaction
+            next.nextAttemptAt = nil
+            next.hint = "The store revoked the purchase (\(transaction.revocationReason?.rawValue ?? "no reason given"))."
+            return Step(order: next, actions: order.isFinished ? [.persist, .archive] : [.persist, .finish(transactionID: transaction.id)])
+
+        case .store:
+            return unchanged
+
+        case .deliveryDue:
+            guard next.status.owesDelivery, next.transaction != nil, !next.userID.isEmpty else { return unchanged }
+            return Step(order: next, actions: [.verify])
+
+        case .finishDue:
+            guard next.status == .delivered, !next.isFinished, let transactionID = next.transactionID else { return unchanged }
+            return Step(order: next, actions: [.finish(transactionID: transactionID)])
+
+        case .abandoned:
+            guard next.status == .created, moved(to: .failed) else { return unchanged }
+            next.hint = "The app stopped before the payment reached the store; nothing was charged."
+            next.lastErrorCode = .paymentFailed
+            return Step(order: next, actions: [.persist, .archive])
+
+        case .verified(let result):
+            return verified(result, order: next, now: now, retryDelay: retryDelay)
+
+        case .finished:
+            guard !next.isFinished else { return unchanged }
+            next.finishedAt = now
+            next.updatedAt = now
+            if next.status == .delivered { _ = moved(to: .completed) }
+            let archivable = next.status.isArchivable
+            return Step(order: next, actions: archivable ? [.persist, .archive] : [.persist])
+        }
+    }
+
+    private func verified(_ result: VerificationResult, order: Order, now: Date, retryDelay: TimeInterval) -> Step {
+        guard order.status.owesDelivery, let transactionID = order.transactionID else {
+            return Step(order: order, actions: [])
+        }
+        var next = order
+        next.verificationAttempts += 1
+        next.updatedAt = now
+        switch result {
+        case .delivered, .alreadyDelivered:
+            guard Self.move(&next, to: .delivered, at: now) else { return Step(order: order, actions: []) }
+            next.nextAttemptAt = nil
+            next.hint = nil
+            next.lastErrorCode = nil
+            if next.isFinished {
+                // A restored transaction is already finished in the store.
+                _ = Self.move(&next, to: .completed, at: now)
+                return Step(order: next, actions: [.persist, .archive])
+            }
+            return Step(order: next, actions: finishesAfterDelivery ? [.persist, .finish(transactionID: transactionID)] : [.persist])
+        case .invalid(let reason):
+            guard Self.move(&next, to: .rejected, at: now) else { return Step(order: order, actions: []) }
+            next.nextAttemptAt = nil
+            next.hint = "The verifier rejected the receipt: \(reason)"
+            next.lastErrorCode = .verificationRejected
+            return Step(order: next, actions: next.isFinished ? [.persist, .archive] : [.persist, .finish(transactionID: transactionID)])
+        case .retryLater(let reason):
+            next.lastErrorCode = .verificationUnavailable
+            if next.verificationAttempts >= retryPolicy.attemptBudget {
+                if next.status != .needsAttention {
+                    guard Self.move(&next, to: .needsAttention, at: now) else { return Step(order: order, actions: []) }
+                }
+                next.hint = "Delivery failed \(next.verificationAttempts) times (last: \(reason)); retried on the next trigger."
+                if let interval = retryPolicy.needsAttentionInterval {
+                    next.nextAttemptAt = now.addingTimeInterval(interval)
+                } else {
+                    next.nextAttemptAt = nil
+                }
+            } else {
+                next.hint = "The verifier could not answer (\(reason)); retrying."
+                next.nextAttemptAt = now.addingTimeInterval(retryDelay)
+            }
+            var actions: [OrderAction] = [.persist]
+            if let at = next.nextAttemptAt { actions.append(.scheduleRetry(at: at)) }
+            return Step(order: next, actions: actions)
+        }
+    }
+
+    /// The one place a status changes: through the transition table, or not at all.
+    private static func move(_ order: inout Order, to status: OrderStatus, at now: Date) -> Bool {
+        guard OrderTransitionTable.allows(from: order.status, to: status) else { return false }
+        order.status = status
+        order.updatedAt = now
+        return true
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+extension PurchaseEngine {
+    /// What to do when a purchase is asked for while another payment for the
+    /// same user and product is in flight.
+    public enum DuplicatePurchasePolicy: Sendable, Hashable {
+        /// Throw ``PurchaseKitError/Code/purchaseInProgress`` at once.
+        case reject
+        /// Wait for the other payment to come to rest, then start this one.
+        case wait
+    }
+
+    /// When the engine finishes a paid store transaction.
+    public enum FinishPolicy: Sendable, Hashable {
+        /// After the delivery is recorded (the default, and the safe choice).
+        case afterDelivery
+        /// Never by itself: the app calls ``PurchaseEngine/finish(orderID:)``
+        /// once it has shown the content. Failed, cancelled and rejected
+        /// transactions are still finished at once.
+        case manual
+    }
+
+    /// Everything the engine needs, given once to `init`. No singletons.
+    public struct Configuration: Sendable {
+        /// The store.
+        public var paymentQueue: any PaymentQueue
+        /// Makes order ids (usually the app's server).
+        public var orderGenerator: any OrderGenerator
+        /// Checks receipts and records deliveries (usually the app's server).
+        public var receiptVerifier: any ReceiptVerifier
+        /// Where orders live; use `FileOrderStore` in an app.
+        public var orderStore: any OrderStore
+        /// The source of time.
+        public var clock: any PurchaseClock
+        /// The delivery retry schedule.
+        public var retryPolicy: RetryPolicy
+        /// When paid transactions are finished.
+        public var finishPolicy: FinishPolicy
+        /// Matching rules for transactions whose order token was lost.
+        public var reconciler: Reconciler
+        /// What a second purchase for the same user and product does.
+        public var duplicatePurchasePolicy: DuplicatePurchasePolicy
+        /// Payments in flight at once; more calls wait for a slot.
+        public var maximumConcurrentPurchases: Int
+        /// How long a purchase call waits for the store before returning
+        /// `.pending(_, .storeTimeout)`; nil waits as long as it takes.
+        public var storeTimeout: TimeInterval?
+        /// How long one verifier call may take before it counts as "try later".
+        public var verificationTimeout: TimeInterval?
+        /// The seed of the retry jitter, so that runs can be replayed.
+        public var jitterSeed: UInt64
+        /// Where log lines go.
+        public var logHandler: any LogHandler
+
+        public init(
+            paymentQueue: any PaymentQueue,
+            receiptVerifier: any ReceiptVerifier,
+            orderStore: any OrderStore = InMemoryOrderStore(),
+            orderGenerator: any OrderGenerator = UUIDOrderGenerator(),
+            clock: any PurchaseClock = SystemClock(),
+            retryPolicy: RetryPolicy = .default,
+            finishPolicy: FinishPolicy = .afterDelivery,
+            reconciler: Reconciler = Reconciler(),
+            duplicatePurchasePolicy: DuplicatePurchasePolicy = .reject,
+            maximumConcurrentPurchases: Int = 8,
+            storeTimeout: TimeInterval? = 600,
+            verificationTimeout: TimeInterval? = 60,
+            jitterSeed: UInt64 = 0x5EED,
+            logHandler: any LogHandler = SilentLogHandler()
+        ) {
+            self.paymentQueue = paymentQueue
+            self.receiptVerifier = receiptVerifier
+            self.orderStore = orderStore
+            self.orderGenerator = orderGenerator
+            self.clock = clock
+            self.retryPolicy = retryPolicy
+            self.finishPolicy = finishPolicy
+            self.reconciler = reconciler
+            self.duplicatePurchasePolicy = duplicatePurchasePolicy
+            self.maximumConcurrentPurchases = maximumConcurrentPurchases
+            self.storeTimeout = storeTimeout
+            self.verificationTimeout = verificationTimeout
+            self.jitterSeed = jitterSeed
+            self.logHandler = logHandler
+        }
+
+        /// Checks the values.
+        ///
+        /// - Throws: ``PurchaseKitError/Code/invalidConfiguration`` naming the field.
+        public func validate() throws(PurchaseKitError) {
+            try retryPolicy.validate()
+            func bad(_ key: String, _ what: String) -> PurchaseKitError {
+                PurchaseKitError(.invalidConfiguration, "The engine configuration's \(key) \(what).",
+                                 advice: "Fix the value passed to PurchaseEngine.init.", keyPath: key)
+            }
+            guard maximumConcurrentPurchases >= 1 else { throw bad("maximumConcurrentPurchases", "must be at least 1") }
+            if let storeTimeout, !(storeTimeout > 0) { throw bad("storeTimeout", "must be positive") }
+            if let verificationTimeout, !(verificationTimeout > 0) { throw bad("verificationTimeout", "must be positive") }
+        }
+    }
+}

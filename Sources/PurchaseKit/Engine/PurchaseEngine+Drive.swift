@@ -1,0 +1,188 @@
+import Foundation
+
+extension PurchaseEngine {
+    func lockOrder(_ orderID: String) async {
+        if orderLocks.tryAcquire(orderID) { return }
+        await withCheckedContinuation { orderLocks.enqueue(orderID, $0) }
+    }
+
+    func unlockOrder(_ orderID: String) {
+        orderLocks.release(orderID)?.resume()
+    }
+
+    /// Applies `event` to an open order and performs what the state machine
+    /// asks, feeding results back in (verify → verified → finish → finished)
+    /// until the order rests. Holds the order's lock throughout.
+    ///
+    /// With `deferDelivery`, a `verify` is started as separate engine work
+    /// instead of being awaited: the store's observer callback must not wait
+    /// for the verifier.
+    func drive(orderID: String, _ first: OrderEvent, deferDelivery: Bool = false) async {
+        await lockOrder(orderID)
+        defer { unlockOrder(orderID) }
+        var events: [OrderEvent] = [first]
+        var last = first
+        while !events.isEmpty {
+            let event = events.removeFirst()
+            guard let order = orders[orderID] else { return }
+            let delay = configuration.retryPolicy.delay(afterAttempt: order.verificationAttempts + 1, using: &random)
+            let step = machine.step(order, on: event, now: clock.now, retryDelay: delay)
+            if step.isNoChange {
+                if case .store = event {
+                    counters.staleUpdatesIgnored += 1
+                    log(.debug, "Store update changed nothing (duplicate, late or out of order)", ["orderID": orderID, "status": order.status.rawValue])
+                }
+                continue
+            }
+            guard record(step.order, replacing: order) else { return }
+            for action in step.actions {
+                switch action {
+                case .persist:
+                    guard await persist(step.order, previous: order) else { return }
+                case .verify:
+                    if deferDelivery {
+                        spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+                    } else {
+                        events.append(.verified(await verify(step.order)))
+                    }
+                case .finish(let transactionID):
+                    if await finishTransaction(transactionID, orderID: orderID) { events.append(.finished) }
+                case .scheduleRetry(let date):
+                    scheduleRetry(orderID: orderID, at: date)
+                    emit(.retryScheduled(step.order, at: date))
+                    log(.info, "Delivery retry scheduled", ["orderID": orderID, "at": "\(date)", "attempts": "\(step.order.verificationAttempts)"])
+                case .archive:
+                    await archive(orderID: orderID)
+                }
+            }
+            last = event
+        }
+        var final = orders[orderID]
+        if final == nil { final = try? await store.order(id: orderID) }
+        if let final { settleWaiter(for: final, after: last) }
+    }
+
+    /// Double-checks the state machine's move against the table; a refusal is a
+    /// bug, counted and logged, and nothing is written.
+    private func record(_ order: Order, replacing previous: Order) -> Bool {
+        guard order.status != previous.status else { return true }
+        do {
+            try OrderTransitionTable.validate(from: previous.status, to: order.status, orderID: order.id)
+            return true
+        } catch {
+            counters.invalidTransitionsAttempted += 1
+            log(.error, "Refused an invalid transition", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])
+            return false
+        }
+    }
+
+    /// Saves the order; only then does the engine's copy change and the event go out.
+    private func persist(_ order: Order, previous: Order) async -> Bool {
+        do {
+            try await store.save(order)
+        } catch {
+            log(.error, "An order could not be saved; it will be retried from the store's replay", [
+                "orderID": order.id, "status": order.status.rawValue, "error": "\(type(of: error))"])
+            return false
+        }
+        orders[order.id] = order
+        if order.status != previous.status {
+            emit(.orderChanged(order, from: previous.status))
+            log(.info, "Order moved", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])
+            switch order.status {
+            case .needsAttention: emit(.needsAttention(order))
+            case .revoked:
+                emit(.revoked(order))
+                emit(.entitlementsChanged(user: order.userID))
+            case .delivered: emit(.entitlementsChanged(user: order.userID))
+            case .completed where previous.status != .delivered: emit(.entitlementsChanged(user: order.userID))
+            default: break
+            }
+        }
+        if !order.status.owesDelivery { cancelRetry(orderID: order.id) }
+        return true
+    }
+
+    /// Asks the verifier, within the configured time. Anything thrown is "try later".
+    private func verify(_ order: Order) async -> VerificationResult {
+        guard let transaction = order.transaction else { return .retryLater(reason: "no transaction") }
+        counters.verificationCalls += 1
+        let verifier = configuration.receiptVerifier
+        let request = VerificationRequest(order: order, transaction: transaction)
+        do {
+            let result = try await withTimeout(configuration.verificationTimeout) {
+                try await verifier.verify(request)
+            }
+            return result
+        } catch let error as PurchaseKitError where error.code == .timeout {
+            return .retryLater(reason: "the verifier did not answer in time")
+        } catch {
+            return .retryLater(reason: "the verifier failed (\(type(of: error)))")
+        }
+    }
+
+    private func finishTransaction(_ transactionID: String, orderID: String) async -> Bool {
+        counters.finishCalls += 1
+        do {
+            try await queue.finish(transactionID: transactionID)
+            return true
+        } catch {
+            log(.warning, "The store transaction could not be finished; retried at the next launch", [
+                "orderID": orderID, "transactionID": transactionID, "error": "\(type(of: error))"])
+            return false
+        }
+    }
+
+    /// Moves a resting order to the archive and out of the working set.
+    func archive(orderID: String) async {
+        do {
+            try await store.archive(orderID: orderID)
+            orders[orderID] = nil
+        } catch {
+            log(.warning, "An order could not be archived; it stays open", ["orderID": orderID, "error": "\(type(of: error))"])
+        }
+    }
+
+    /// Runs `body`, giving up after `seconds` on the engine's clock.
+    func withTimeout<T: Sendable>(_ seconds: TimeInterval?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let seconds else { return try await body() }
+        let clock = self.clock
+        let deadline = clock.now.addingTimeInterval(seconds)
+        return try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await clock.sleep(until: deadline)
+                throw PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.", advice: "It is retried.")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else {
+                throw PurchaseKitError(.timeout, "The operation produced no result.", advice: "It is retried.")
+            }
+            return first
+        }
+    }
+
+    // MARK: Retry timers
+
+    func scheduleRetry(orderID: String, at date: Date) {
+        timers[orderID]?.task.cancel()
+        nextWorkID += 1
+        let token = nextWorkID
+        let clock = self.clock
+        let task = Task { [weak self] in
+            do { try await clock.sleep(until: date) } catch { return }
+            await self?.retryTimerFired(orderID: orderID, token: token)
+        }
+        timers[orderID] = RetryTimer(deadline: date, token: token, task: task)
+    }
+
+    private func retryTimerFired(orderID: String, token: UInt64) async {
+        guard timers[orderID]?.token == token else { return }
+        timers[orderID] = nil
+        await drive(orderID: orderID, .deliveryDue)
+    }
+
+    func cancelRetry(orderID: String) {
+        timers.removeValue(forKey: orderID)?.task.cancel()
+    }
+}

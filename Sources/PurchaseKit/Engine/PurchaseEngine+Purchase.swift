@@ -1,0 +1,213 @@
+import Foundation
+
+extension PurchaseEngine {
+    /// Buys a product for a user and waits until the order comes to rest.
+    ///
+    /// The order is made by the order generator and saved before the store
+    /// sees the payment; the payment carries the order's token; the
+    /// transaction is saved before verification; it is finished only after
+    /// the delivery is recorded.
+    ///
+    /// - Returns: `.success` (delivered and finished), `.userCancelled`, or
+    ///   `.pending` (Ask to Buy, a user action, delivery retrying, store timeout).
+    /// - Throws: ``PurchaseKitError`` — `paymentsNotAllowed`,
+    ///   `invalidProductIdentifiers`, `productRequestFailed`, `purchaseInProgress`,
+    ///   `orderGenerationFailed`, `persistenceWriteFailed`, `paymentFailed`,
+    ///   `verificationRejected`, `storeUnavailable`, `invalidConfiguration`
+    ///   (``start()`` not called).
+    public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:]) async throws -> PurchaseResult {
+        guard started else {
+            throw PurchaseKitError(.invalidConfiguration, "The purchase engine was not started.",
+                                   advice: "Call start() at launch, before any purchase.")
+        }
+        guard quantity >= 1 else {
+            throw PurchaseKitError(.invalidConfiguration, "A purchase must be for at least one unit; got \(quantity).",
+                                   advice: "Pass a positive quantity.", keyPath: "quantity")
+        }
+        guard !userID.isEmpty else {
+            throw PurchaseKitError(.invalidConfiguration, "A purchase needs a user id; got an empty one.",
+                                   advice: "Pass the id of the logged-in user, or a stable anonymous id.", keyPath: "user")
+        }
+        let key = TaskQueue.Key(userID: userID, productID: productID)
+        try await enterQueue(key)
+        var hasSlot = false
+        do {
+            await takeSlot()
+            hasSlot = true
+            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata)
+            leaveQueue(key, hadSlot: true)
+            return result
+        } catch {
+            leaveQueue(key, hadSlot: hasSlot)
+            throw error
+        }
+    }
+
+    /// A completion-handler variant of ``purchase(productID:user:quantity:metadata:)``
+    /// for callers without async; `completion` runs on an arbitrary thread.
+    public nonisolated func purchase(
+        productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
+        completion: @escaping @Sendable (Result<PurchaseResult, PurchaseKitError>) -> Void
+    ) {
+        Task {
+            do {
+                completion(.success(try await self.purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata)))
+            } catch {
+                completion(.failure(PurchaseKitError.wrap(error, as: .paymentFailed, "The purchase failed.", advice: "Try again later.")))
+            }
+        }
+    }
+
+    private func enterQueue(_ key: TaskQueue.Key) async throws {
+        while taskQueue.isBusy(key) {
+            if configuration.duplicatePurchasePolicy == .reject {
+                throw PurchaseKitError(
+                    .purchaseInProgress, "A payment for '\(key.productID)' is already in flight for this user.",
+                    advice: "Wait for the first purchase to finish; its result also arrives as an event.")
+            }
+            await withCheckedContinuation { taskQueue.waitForKey(key, $0) }
+        }
+        taskQueue.reserve(key)
+    }
+
+    private func takeSlot() async {
+        while !taskQueue.hasFreeSlot {
+            await withCheckedContinuation { taskQueue.waitForSlot($0) }
+        }
+        taskQueue.takeSlot()
+    }
+
+    private func leaveQueue(_ key: TaskQueue.Key, hadSlot: Bool) {
+        for waiter in taskQueue.release(key, hadSlot: hadSlot) { waiter.resume() }
+    }
+
+    private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String]) async throws -> PurchaseResult {
+        guard await queue.canMakePayments() else {
+            throw PurchaseKitError(.paymentsNotAllowed, "This device or account may not make payments.",
+                                   advice: "Hide the store, or tell the user to check Screen Time restrictions or their account.")
+        }
+        let product = try await loadProduct(key.productID)
+
+        let request = OrderRequest(productID: product.id, userID: key.userID, quantity: quantity, metadata: metadata)
+        let orderID: String
+        do {
+            orderID = try await configuration.orderGenerator.makeOrderID(for: request)
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .orderGenerationFailed, "No order could be created for '\(product.id)'.",
+                                        advice: "Nothing was charged. Check the connection to the order server and try again.")
+        }
+        var existing = orders[orderID]
+        if existing == nil { existing = try? await store.order(id: orderID) }
+        if existing != nil {
+            throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
+                                   advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
+        }
+        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: makeToken(),
+                          quantity: quantity, source: .purchase, createdAt: clock.now, metadata: metadata)
+        do {
+            try await store.save(order)
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .persistenceWriteFailed, "Order '\(orderID)' could not be saved.",
+                                        advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
+        }
+        orders[orderID] = order
+        emit(.orderChanged(order, from: nil))
+        log(.info, "Order created", ["orderID": orderID, "productID": product.id, "userID": key.userID])
+
+        waiters[orderID] = PaymentTask(key: key)
+        await drive(orderID: orderID, .paymentAdded)
+        guard let token = orders[orderID]?.token, orders[orderID]?.status == .purchasing else {
+            // The order could not be marked as purchasing (its save failed): do not charge.
+            waiters[orderID] = nil
+            throw PurchaseKitError(.persistenceWriteFailed, "Order '\(orderID)' could not be saved before payment.",
+                                   advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
+        }
+        startStoreTimeout(orderID: orderID)
+        do {
+            try await queue.add(Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID))
+        } catch {
+            log(.warning, "The store did not take the payment", ["orderID": orderID, "error": "\(type(of: error))"])
+            await drive(orderID: orderID, .store(.failed(.unknown), nil))
+            let wrapped = PurchaseKitError.wrap(error, as: .storeUnavailable, "The store did not take the payment for order '\(orderID)'.",
+                                                advice: "Nothing was charged. Try again when the store is reachable.", orderID: orderID)
+            resolveWaiter(orderID: orderID, with: .failure(wrapped))
+        }
+        return try await waitForResult(orderID: orderID)
+    }
+
+    /// Loads a product (cached), turning unknown ids into a typed error.
+    func loadProduct(_ productID: String) async throws -> Product {
+        if let product = products[productID] { return product }
+        let response: ProductsResponse
+        do {
+            response = try await queue.products(for: [productID])
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
+                                        advice: "Check the network and try again.")
+        }
+        for product in response.products { products[product.id] = product }
+        guard let product = products[productID] else {
+            throw PurchaseKitError.invalidProductIdentifiers(response.invalidProductIDs.isEmpty ? [productID] : response.invalidProductIDs)
+        }
+        return product
+    }
+
+    /// A UUID drawn from the engine's seeded generator: StoreKit 2 requires a
+    /// UUID, and runs stay replayable.
+    private func makeToken() -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &random) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+
+    private func startStoreTimeout(orderID: String) {
+        guard let timeout = configuration.storeTimeout else { return }
+        let clock = self.clock
+        let deadline = clock.now.addingTimeInterval(timeout)
+        waiters[orderID]?.timeout = Task { [weak self] in
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.storeTimedOut(orderID: orderID)
+        }
+    }
+
+    private func storeTimedOut(orderID: String) {
+        guard let order = orders[orderID], waiters[orderID] != nil else { return }
+        log(.warning, "The store did not answer in time; the purchase continues in the background", ["orderID": orderID])
+        resolveWaiter(orderID: orderID, with: .success(.pending(order, .storeTimeout)))
+    }
+
+    private func waitForResult(orderID: String) async throws -> PurchaseResult {
+        if let result = waiters[orderID]?.result {
+            waiters[orderID] = nil
+            return try result.get()
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters[orderID]?.continuation = continuation
+        }
+    }
+
+    /// Hands `result` to the purchase call waiting on the order, if any.
+    func resolveWaiter(orderID: String, with result: Result<PurchaseResult, PurchaseKitError>) {
+        guard var task = waiters[orderID], task.result == nil else { return }
+        task.timeout?.cancel()
+        task.timeout = nil
+        if let continuation = task.continuation {
+            waiters[orderID] = nil
+            continuation.resume(with: result.mapError { $0 as any Error })
+        } else {
+            task.result = result
+            waiters[orderID] = task
+        }
+    }
+
+    /// Settles the waiting call once the order rests.
+    func settleWaiter(for order: Order, after event: OrderEvent) {
+        guard waiters[order.id] != nil,
+              let outcome = PaymentTask.outcome(for: order, after: event, finishPolicy: configuration.finishPolicy) else { return }
+        resolveWaiter(orderID: order.id, with: outcome)
+    }
+}

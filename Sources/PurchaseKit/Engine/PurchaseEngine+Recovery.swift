@@ -1,0 +1,147 @@
+import Foundation
+
+extension PurchaseEngine {
+    /// Tries every owed delivery now — of one user, or of everyone — and
+    /// finishes delivered transactions the store still holds. Call it at login,
+    /// on a user switch and when the network comes back. Orders of other users
+    /// are never credited to `user`: each delivery goes to its order's user.
+    ///
+    /// - Returns: the orders tried, as they stand afterwards.
+    @discardableResult
+    public func retryPendingDeliveries(user userID: String? = nil) async -> [Order] {
+        let due = orders.values
+            .filter { ($0.status.owesDelivery || ($0.status == .delivered && !$0.isFinished)) && (userID == nil || $0.userID == userID) }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
+        await withTaskGroup(of: Void.self) { group in
+            for order in due {
+                let event: OrderEvent = order.status == .delivered ? .finishDue : .deliveryDue
+                group.addTask { await self.drive(orderID: order.id, event) }
+            }
+        }
+        var result: [Order] = []
+        for order in due {
+            if let now = orders[order.id] {
+                result.append(now)
+            } else if let archived = try? await store.order(id: order.id) {
+                result.append(archived)
+            }
+        }
+        return result
+    }
+
+    /// Tries one order's delivery now (the manual retry).
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no open order has this id.
+    @discardableResult
+    public func retry(orderID: String) async throws -> Order {
+        guard let order = orders[orderID] else {
+            throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
+                                   advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
+        }
+        await drive(orderID: orderID, order.status == .delivered ? .finishDue : .deliveryDue)
+        if let now = orders[orderID] { return now }
+        return try await store.order(id: orderID) ?? order
+    }
+
+    /// Gives an unassigned order (a transaction that matched no user safely) to
+    /// a user, and delivers it.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/invalidConfiguration``
+    ///   when the order already belongs to someone — an order is only ever credited to its own user.
+    @discardableResult
+    public func assign(orderID: String, toUser userID: String) async throws -> Order {
+        guard var order = orders[orderID] else {
+            throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
+                                   advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)
+        }
+        guard order.userID.isEmpty, !userID.isEmpty else {
+            throw PurchaseKitError(.invalidConfiguration, "Order '\(orderID)' already belongs to a user, or no user was given.",
+                                   advice: "Only unassigned orders can be assigned, to a non-empty user id.", orderID: orderID)
+        }
+        order.userID = userID
+        order.updatedAt = clock.now
+        do {
+            try await store.save(order)
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .persistenceWriteFailed, "Order '\(orderID)' could not be saved.",
+                                        advice: "Try again.", orderID: orderID)
+        }
+        orders[orderID] = order
+        return try await retry(orderID: orderID)
+    }
+
+    /// Finishes a delivered order's transaction, with ``FinishPolicy/manual``.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound``.
+    @discardableResult
+    public func finish(orderID: String) async throws -> Order {
+        guard orders[orderID] != nil else {
+            throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)' to finish.",
+                                   advice: "It may be finished and archived already.", orderID: orderID)
+        }
+        await drive(orderID: orderID, .finishDue)
+        if let now = orders[orderID] { return now }
+        guard let archived = try await store.order(id: orderID) else {
+            throw PurchaseKitError(.orderNotFound, "Order '\(orderID)' disappeared.", advice: "Reload the orders.", orderID: orderID)
+        }
+        return archived
+    }
+
+    // MARK: Restore
+
+    /// Brings back the account's non-consumables and subscriptions for `user`:
+    /// each restored transaction becomes an order (source `restore`) that is
+    /// verified and delivered idempotently. Transactions already attributed to
+    /// another user stay with that user.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
+    public func restorePurchases(user userID: String) async throws -> RestoreResult {
+        let transactions: [StoreTransaction]
+        do {
+            transactions = try await queue.restoreCompletedTransactions()
+        } catch {
+            let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
+                                           advice: "Check the network and the store account, then try again.", underlying: error)
+            emit(.restoreFailed(user: userID, failure))
+            log(.warning, "Restore failed", ["user": userID, "error": "\(type(of: error))"])
+            throw failure
+        }
+        var restored: [Order] = []
+        for transaction in transactions.sorted(by: { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }) where !transaction.isRevoked {
+            if let order = await restoreOne(transaction, userID: userID) { restored.append(order) }
+        }
+        let result = RestoreResult(userID: userID, restoredProductIDs: Array(Set(restored.map(\.productID))).sorted(), orders: restored)
+        emit(.restoreFinished(result))
+        log(.info, "Restore finished", ["user": userID, "products": "\(result.restoredProductIDs.count)"])
+        return result
+    }
+
+    private func restoreOne(_ transaction: StoreTransaction, userID: String) async -> Order? {
+        var existing = orders.values.first { $0.transactionID == transaction.id }
+        if existing == nil { existing = try? await store.order(transactionID: transaction.id) }
+        if let existing {
+            guard existing.userID == userID else { return nil }
+            if existing.status.owesDelivery { await drive(orderID: existing.id, .deliveryDue) }
+            if let open = orders[existing.id] { return open }
+            return (try? await store.order(id: existing.id)) ?? existing
+        }
+        let orderID = "restore-\(transaction.id)"
+        var order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
+                          source: .restore, createdAt: clock.now)
+        // A restored transaction is already finished in the store.
+        order.finishedAt = clock.now
+        do {
+            try await store.save(order)
+        } catch {
+            log(.error, "A restored order could not be saved", ["orderID": orderID, "error": "\(type(of: error))"])
+            return nil
+        }
+        orders[orderID] = order
+        emit(.orderChanged(order, from: nil))
+        await drive(orderID: orderID, .store(.restored, transaction))
+        var final = orders[orderID]
+        if final == nil { final = try? await store.order(id: orderID) }
+        return final
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+extension PurchaseEngine {
+    /// Receives the store's updates (the ``PaymentQueueObserver`` side). Each
+    /// update is matched to its order and the order is saved before this
+    /// returns; verification runs afterwards as engine work. Updates are
+    /// handled one at a time, so two transactions can never be matched to the
+    /// same order.
+    public func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
+        for update in updates {
+            await lockUpdates()
+            await handle(update)
+            unlockUpdates()
+        }
+    }
+
+    private func lockUpdates() async {
+        if updateLock.tryAcquire("updates") { return }
+        await withCheckedContinuation { updateLock.enqueue("updates", $0) }
+    }
+
+    private func unlockUpdates() {
+        updateLock.release("updates")?.resume()
+    }
+
+    private func handle(_ update: TransactionUpdate) async {
+        switch update.kind {
+        case .purchased, .restored:
+            guard let transaction = update.transaction else {
+                log(.warning, "A paid update without a transaction was ignored", ["productID": update.productID])
+                return
+            }
+            await handlePaid(transaction, kind: update.kind)
+        case .revoked:
+            guard let transaction = update.transaction else { return }
+            await handleRevocation(transaction)
+        case .purchasing, .deferred, .interrupted, .cancelled, .failed:
+            guard let orderID = paymentOrder(for: update) else {
+                counters.staleUpdatesIgnored += 1
+                log(.debug, "A payment update matched no waiting order", ["productID": update.productID])
+                return
+            }
+            await drive(orderID: orderID, .store(update.kind, nil))
+        }
+    }
+
+    /// The order an unpaid update (purchasing, deferred, failed...) is about:
+    /// by token, or — when the store lost it — the only order of that product
+    /// waiting for the store.
+    private func paymentOrder(for update: TransactionUpdate) -> String? {
+        if let token = update.orderToken {
+            return orders.values.first { $0.token == token }?.id
+        }
+        let waiting = orders.values.filter {
+            $0.productID == update.productID && $0.transaction == nil
+                && ($0.status == .purchasing || $0.status == .deferred)
+        }
+        return waiting.count == 1 ? waiting.first?.id : nil
+    }
+
+    /// A paid transaction: find or make its order, save it as `purchased`, and
+    /// start the delivery.
+    private func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind) async {
+        var candidates = Array(orders.values)
+        if let archived = try? await store.order(transactionID: transaction.id), orders[archived.id] == nil {
+            candidates.append(archived)
+        }
+        switch configuration.reconciler.match(transaction, orders: candidates, currentUserID: currentUserID) {
+        case .duplicate(let orderID):
+            counters.staleUpdatesIgnored += 1
+            await handleDuplicate(transaction, orderID: orderID, candidates: candidates)
+        case .order(let orderID):
+            if orders[orderID] == nil, let archived = candidates.first(where: { $0.id == orderID }) {
+                orders[orderID] = archived
+            }
+            await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true)
+        case .newOrder(let userID, let source):
+            await adopt(transaction, userID: userID, source: source, kind: kind, hint: nil)
+        case .ambiguous(let candidateIDs, let userID):
+            let hint = candidateIDs.isEmpty
+                ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
+                : "The store lost the order token and \(candidateIDs.count) orders could match; not guessed."
+            await adopt(transaction, userID: userID ?? "", source: .unknown, kind: kind, hint: hint, flag: true)
+        }
+    }
+
+    private func handleDuplicate(_ transaction: StoreTransaction, orderID: String, candidates: [Order]) async {
+        guard let order = candidates.first(where: { $0.id == orderID }) else { return }
+        log(.debug, "Duplicate transaction update ignored", ["orderID": orderID, "transactionID": transaction.id, "status": order.status.rawValue])
+        // Already delivered and finished locally but the store still holds it
+        // (a crash between finish and its record, or a late duplicate): finish again.
+        if order.isFinished || order.status == .rejected {
+            if orders[orderID] == nil {
+                _ = try? await queue.finish(transactionID: transaction.id)
+            }
+        }
+    }
+
+    /// Makes a new order for a transaction no order was waiting for.
+    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, kind: TransactionUpdate.Kind,
+                       hint: String?, flag: Bool = false) async {
+        let orderID = "\(source.rawValue)-\(transaction.id)"
+        var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
+                          quantity: transaction.quantity, source: source, createdAt: clock.now)
+        order.transaction = transaction
+        order.paymentBeganAt = transaction.purchaseDate
+        order.paymentFinishedAt = transaction.purchaseDate
+        if flag {
+            order.status = .needsAttention
+            order.hint = hint
+        } else {
+            order.status = .purchased
+        }
+        do {
+            try await store.save(order)
+        } catch {
+            log(.error, "A paid transaction could not be saved; the store will replay it", ["transactionID": transaction.id, "error": "\(type(of: error))"])
+            return
+        }
+        orders[orderID] = order
+        emit(.orderChanged(order, from: nil))
+        log(.info, "Order made from a store transaction", ["orderID": orderID, "source": source.rawValue, "transactionID": transaction.id])
+        if flag {
+            emit(.needsAttention(order))
+            log(.warning, "A transaction could not be matched safely", ["orderID": orderID, "transactionID": transaction.id])
+        } else {
+            spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+        }
+    }
+
+    private func handleRevocation(_ transaction: StoreTransaction) async {
+        var orderID = orders.values.first { $0.transactionID == transaction.id }?.id
+        if orderID == nil, let archived = try? await store.order(transactionID: transaction.id) {
+            orders[archived.id] = archived
+            orderID = archived.id
+        }
+        guard let orderID else {
+            log(.warning, "A revocation matched no order", ["transactionID": transaction.id])
+            _ = try? await queue.finish(transactionID: transaction.id)
+            return
+        }
+        await drive(orderID: orderID, .store(.revoked, transaction))
+        if let order = orders[orderID], order.status != .revoked, order.status.isArchivable {
+            // Brought back only to be revoked, but it could not be: return it to the archive.
+            await archive(orderID: orderID)
+        }
+    }
+}

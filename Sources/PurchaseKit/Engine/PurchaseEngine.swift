@@ -1,0 +1,200 @@
+import Foundation
+
+/// The one object an app holds: it runs every purchase from order to finished
+/// transaction, recovers what a killed process left behind, retries deliveries,
+/// restores, answers entitlement queries and broadcasts events.
+///
+/// ```swift
+/// let engine = PurchaseEngine(configuration: .init(
+///     paymentQueue: store, receiptVerifier: myServer,
+///     orderStore: try FileOrderStore(directory: ordersURL)))
+/// try await engine.start()          // at launch, before any UI
+/// let result = try await engine.purchase(productID: "coins.100", user: "u-42")
+/// ```
+///
+/// Decisions live in ``OrderStateMachine`` and ``Reconciler``; the engine
+/// performs their actions (persist first, then talk to the verifier or the
+/// store) and never moves an order outside ``OrderTransitionTable``.
+public actor PurchaseEngine: PaymentQueueObserver {
+    let configuration: Configuration
+    let machine: OrderStateMachine
+    var random: SeededRandomNumberGenerator
+
+    /// The open orders, by id: the engine's working set.
+    var orders: [String: Order] = [:]
+    var started = false
+    var currentUserID: String?
+    var products: [String: Product] = [:]
+
+    var orderLocks = KeyedLocks()
+    var updateLock = KeyedLocks()
+    var taskQueue: TaskQueue
+    var waiters: [String: PaymentTask] = [:]
+    var subscribers: [UInt64: AsyncStream<PurchaseEvent>.Continuation] = [:]
+    var nextSubscriberID: UInt64 = 0
+    var work: [UInt64: Task<Void, Never>] = [:]
+    var nextWorkID: UInt64 = 0
+    var timers: [String: RetryTimer] = [:]
+    var loadProblems: [PurchaseKitError] = []
+    var counters = Diagnostics()
+
+    /// Counts that show the engine kept its promises; the fault simulation reads them.
+    public struct Diagnostics: Sendable, Equatable {
+        /// Moves refused by the transition table. Always zero unless there is a bug.
+        public var invalidTransitionsAttempted = 0
+        /// Store updates ignored as duplicate, late or out of order.
+        public var staleUpdatesIgnored = 0
+        /// Verifier calls made.
+        public var verificationCalls = 0
+        /// Store `finish` calls made.
+        public var finishCalls = 0
+    }
+
+    struct RetryTimer {
+        let deadline: Date
+        let token: UInt64
+        let task: Task<Void, Never>
+    }
+
+    /// Creates an engine. Call ``start()`` at launch before anything else.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/invalidConfiguration`` naming the bad field.
+    public init(configuration: Configuration) throws(PurchaseKitError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.machine = OrderStateMachine(
+            retryPolicy: configuration.retryPolicy,
+            finishesAfterDelivery: configuration.finishPolicy == .afterDelivery)
+        self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed)
+        self.taskQueue = TaskQueue(limit: configuration.maximumConcurrentPurchases)
+    }
+
+    var clock: any PurchaseClock { configuration.clock }
+    var store: any OrderStore { configuration.orderStore }
+    var queue: any PaymentQueue { configuration.paymentQueue }
+
+    /// The engine's counters.
+    public var diagnostics: Diagnostics { counters }
+
+    /// The user new, unattributed purchases (another device, store-initiated)
+    /// are credited to. Set it at login; nil when nobody is logged in.
+    public func setCurrentUser(_ userID: String?) {
+        currentUserID = userID
+    }
+
+    // MARK: Launch
+
+    /// Loads the saved orders, attaches to the store (which replays the
+    /// transactions a killed process left unfinished), and starts recovering:
+    /// owed deliveries are retried, delivered transactions finished, resting
+    /// orders archived. Returns once recovery has been started; await
+    /// ``waitUntilIdle()`` to wait for it to finish.
+    ///
+    /// - Returns: the load report; documents that could not be read are in its `problems`.
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the store cannot be read at all.
+    @discardableResult
+    public func start() async throws -> OrderLoadReport {
+        guard !started else { return OrderLoadReport(orders: Array(orders.values), problems: loadProblems) }
+        let report: OrderLoadReport
+        do {
+            report = try await store.loadOpenOrders()
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .persistenceReadFailed, "The saved orders could not be loaded.",
+                                        advice: "Check the order store's location and permissions, then start again.")
+        }
+        started = true
+        loadProblems = report.problems
+        for order in report.orders { orders[order.id] = order }
+        for problem in report.problems {
+            log(.warning, "A saved order could not be read and was set aside", ["code": problem.code.rawValue, "problem": problem.message])
+        }
+        log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
+        await queue.attach(self)
+        for order in report.orders.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
+            recover(orderID: order.id)
+        }
+        return report
+    }
+
+    private func recover(orderID: String) {
+        guard let order = orders[orderID] else { return }
+        let event: OrderEvent?
+        switch order.status {
+        case .purchased, .needsAttention: event = .deliveryDue
+        case .delivered: event = configuration.finishPolicy == .afterDelivery ? .finishDue : nil
+        case .created: event = .abandoned
+        default: event = nil
+        }
+        if let event {
+            spawn { engine in await engine.drive(orderID: orderID, event) }
+        } else if order.status.isArchivable, order.transaction == nil || order.isFinished {
+            spawn { engine in await engine.archive(orderID: orderID) }
+        }
+    }
+
+    // MARK: Events
+
+    /// A stream of every event from now on. Each call makes a new subscriber;
+    /// every subscriber gets every event. Cancel the iterating task to unsubscribe.
+    public func events() -> AsyncStream<PurchaseEvent> {
+        let (stream, continuation) = AsyncStream<PurchaseEvent>.makeStream(bufferingPolicy: .unbounded)
+        nextSubscriberID += 1
+        let id = nextSubscriberID
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        subscribers[id] = nil
+    }
+
+    func emit(_ event: PurchaseEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    // MARK: Logging
+
+    func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
+        let handler = configuration.logHandler
+        guard level >= handler.minimumLevel else { return }
+        handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: clock.now))
+    }
+
+    // MARK: Tracked work
+
+    /// Runs `body` as engine work that ``waitUntilIdle()`` waits for.
+    func spawn(_ body: @escaping @Sendable (PurchaseEngine) async -> Void) {
+        nextWorkID += 1
+        let id = nextWorkID
+        work[id] = Task { [weak self] in
+            guard let self else { return }
+            await body(self)
+            await self.endWork(id)
+        }
+    }
+
+    private func endWork(_ id: UInt64) {
+        work[id] = nil
+    }
+
+    /// Returns when the engine has nothing left to do *now*: every delivery,
+    /// finish and archive it started has ended, and every retry whose time has
+    /// come has run. Retries due later stay scheduled. Tests call this after
+    /// advancing a manual clock, instead of sleeping.
+    public func waitUntilIdle() async {
+        while true {
+            let now = clock.now
+            let pending = Array(work.values) + timers.values.filter { $0.deadline <= now }.map(\.task)
+            if pending.isEmpty { return }
+            for task in pending { await task.value }
+        }
+    }
+
+    /// The dates of the retries scheduled, by order id.
+    public var scheduledRetries: [String: Date] {
+        timers.mapValues(\.deadline)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Decides which order a store transaction belongs to. Pure: it sees a
+/// snapshot of the orders and answers, so every rule is testable without I/O.
+///
+/// The rules, in order:
+/// 1. The transaction id is already on an order: a duplicate.
+/// 2. The order token names an order that has no transaction yet: that order.
+///    If that order already holds another transaction of the same purchase
+///    (same original id), this one is a renewal of it.
+/// 3. No usable token: the open orders of the same product, waiting for a
+///    payment, begun no later than the purchase (plus a tolerance) and within
+///    the matching window. Exactly one: that order. Two or more: never guessed.
+/// 4. Otherwise a renewal of a known purchase (same original id), or an
+///    unsolicited purchase (another device, Ask to Buy approved after a
+///    relaunch, store-initiated) for the current user.
+public struct Reconciler: Sendable {
+    /// The answer.
+    public enum Match: Sendable, Equatable {
+        /// The transaction is already on this order.
+        case duplicate(orderID: String)
+        /// The transaction pays for this order.
+        case order(orderID: String)
+        /// A new order for `userID` should be created from the transaction.
+        case newOrder(userID: String, source: OrderSource)
+        /// The transaction cannot be attributed safely. A new order is made and
+        /// flagged `needsAttention`; `userID` is set only when every candidate
+        /// belongs to the same user, otherwise the order waits for the app to assign it.
+        case ambiguous(candidateOrderIDs: [String], userID: String?)
+    }
+
+    /// How far before an order's payment began a transaction may be dated and still match
+    /// (store and device clocks differ).
+    public var clockTolerance: TimeInterval
+    /// How long after its payment began an order may still be matched by time.
+    public var matchingWindow: TimeInterval
+
+    public init(clockTolerance: TimeInterval = 300, matchingWindow: TimeInterval = 7 * 24 * 3600) {
+        self.clockTolerance = clockTolerance
+        self.matchingWindow = matchingWindow
+    }
+
+    /// Matches `transaction` against `orders` (open orders, plus any archived
+    /// order found by the transaction id or the token).
+    public func match(_ transaction: StoreTransaction, orders: [Order], currentUserID: String?) -> Match {
+        if let known = orders.first(where: { $0.transactionID == transaction.id }) {
+            return .duplicate(orderID: known.id)
+        }
+        if let token = transaction.orderToken, let tokenOrder = orders.first(where: { $0.token == token }) {
+            if tokenOrder.transaction == nil, tokenOrder.productID == transaction.productID {
+                return .order(orderID: tokenOrder.id)
+            }
+            // The token's order is paid already: a renewal keeps the token of its
+            // first purchase. Credit its user, never anyone else.
+            let source: OrderSource = tokenOrder.transaction?.originalID == transaction.originalID ? .renewal : .unknown
+            return .newOrder(userID: tokenOrder.userID, source: source)
+        }
+        let isPurchase = transaction.originalID == transaction.id
+        if isPurchase {
+            let candidates = orders.filter { isCandidate($0, for: transaction) }
+            if candidates.count == 1, let only = candidates.first {
+                return .order(orderID: only.id)
+            }
+            if candidates.count > 1 {
+                let users = Set(candidates.map(\.userID))
+                return .ambiguous(candidateOrderIDs: candidates.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
+            }
+        }
+        if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID }) {
+            return .newOrder(userID: earlier.userID, source: .renewal)
+        }
+        if let currentUserID {
+            return .newOrder(userID: currentUserID, source: .otherDevice)
+        }
+        return .ambiguous(candidateOrderIDs: [], userID: nil)
+    }
+
+    private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
+        guard order.transaction == nil, order.productID == transaction.productID else { return false }
+        switch order.status {
+        case .created, .purchasing, .deferred: break
+        default: return false
+        }
+        let began = order.paymentBeganAt ?? order.createdAt
+        return began <= transaction.purchaseDate.addingTimeInterval(clockTolerance)
+            && transaction.purchaseDate <= began.addingTimeInterval(matchingWindow)
+    }
+}
