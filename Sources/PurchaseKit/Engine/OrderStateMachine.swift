@@ -163,11 +163,6 @@ public struct OrderStateMachine: Sendable {
             next.nextAttemptAt = nil
             next.hint = nil
             next.lastErrorCode = nil
-            if next.isFinished {
-                // A restored transaction is already finished in the store.
-                _ = Self.move(&next, to: .completed, at: now)
-                return Step(order: next, actions: [.persist, .archive])
-            }
             return Step(order: next, actions: finishesAfterDelivery ? [.persist, .finish(transactionID: transactionID)] : [.persist])
         case .invalid(let reason):
             guard Self.move(&next, to: .rejected, at: now) else { return Step(order: order, actions: []) }

@@ -127,10 +127,8 @@ extension PurchaseEngine {
             return (try? await store.order(id: existing.id)) ?? existing
         }
         let orderID = "restore-\(transaction.id)"
-        var order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
+        let order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
                           source: .restore, createdAt: clock.now)
-        // A restored transaction is already finished in the store.
-        order.finishedAt = clock.now
         do {
             try await store.save(order)
         } catch {
