@@ -19,7 +19,14 @@ public struct Payment: Sendable, Hashable, Codable {
     }
 }
 
-extension Payment: CustomStringConvertible {
+extension Payment: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["productID": productID, "quantity": quantity, "userID": userID, "orderToken": "<redacted>"],
+               displayStyle: .struct)
+    }
+
     public var description: String {
         "Payment(productID: \(productID), quantity: \(quantity), userID: \(userID), orderToken: <redacted>)"
     }

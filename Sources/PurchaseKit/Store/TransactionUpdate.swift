@@ -44,7 +44,16 @@ public struct TransactionUpdate: Sendable, Hashable {
     }
 }
 
-extension TransactionUpdate: CustomStringConvertible {
+extension TransactionUpdate: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "kind": kind, "productID": productID, "orderToken": orderToken == nil ? "none" : "<redacted>",
+            "transaction": transaction as Any, "date": date,
+        ], displayStyle: .struct)
+    }
+
     public var description: String {
         var text = "TransactionUpdate(\(kind), productID: \(productID), orderToken: \(orderToken == nil ? "none" : "<redacted>")"
         if let transaction { text += ", transactionID: \(transaction.id)" }

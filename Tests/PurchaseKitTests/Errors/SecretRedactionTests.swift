@@ -56,6 +56,7 @@ final class SecretRedactionTests: XCTestCase {
         assertNoSecrets(payment.description, "description")
         assertNoSecrets(String(reflecting: payment), "String(reflecting:)")
         assertNoSecrets("\(payment)", "interpolation")
+        assertNoSecrets(CoreFixtures.dumped(payment), "dump")
         XCTAssertTrue(payment.description.contains("com.example.coins.100"))
         XCTAssertTrue(payment.description.contains("<redacted>"))
     }
@@ -69,6 +70,7 @@ final class SecretRedactionTests: XCTestCase {
                                                transaction: transaction, date: CoreFixtures.date(5))
                 assertNoSecrets(update.description, "description of \(kind)")
                 assertNoSecrets(String(reflecting: update), "String(reflecting:) of \(kind)")
+                assertNoSecrets(CoreFixtures.dumped(update), "dump of \(kind)")
                 XCTAssertTrue(update.description.contains("com.example.pro.monthly"))
                 XCTAssertEqual(update.description.contains("transactionID: tx-1"), transaction != nil, update.description)
             }

@@ -39,7 +39,7 @@ enum CoreFixtures {
     /// An order with every optional field set.
     static func fullOrder(id: String = "order-1") -> Order {
         var order = Order(
-            id: id, productID: "com.example.pro.monthly", userID: "user-1", quantity: 3, source: .renewal,
+            id: id, productID: "com.example.pro.monthly", userID: "user-1", token: token, quantity: 3, source: .renewal,
             status: .needsAttention, createdAt: date(759_999_000.001), metadata: ["campaign": "spring", "tier": "gold"])
         order.paymentBeganAt = date(759_999_100.25)
         order.paymentFinishedAt = date(759_999_200.5)
@@ -48,6 +48,7 @@ enum CoreFixtures {
         order.nextAttemptAt = date(760_003_000.0625)
         order.hint = "The verifier timed out."
         order.lastErrorCode = .verificationUnavailable
+        order.storeFailureReason = .networkError
         order.transaction = transaction()
         order.finishedAt = date(760_004_000.875)
         return order

@@ -109,9 +109,9 @@ final class ModelCodableRoundTripTests: XCTestCase {
         // Every field is actually on the wire, not silently dropped and defaulted back.
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         XCTAssertEqual(Set(object.keys), [
-            "schemaVersion", "id", "productID", "userID", "quantity", "source", "status", "createdAt", "paymentBeganAt",
+            "schemaVersion", "id", "token", "productID", "userID", "quantity", "source", "status", "createdAt", "paymentBeganAt",
             "paymentFinishedAt", "updatedAt", "verificationAttempts", "nextAttemptAt", "hint", "lastErrorCode",
-            "transaction", "finishedAt", "metadata",
+            "storeFailureReason", "transaction", "finishedAt", "metadata",
         ])
         XCTAssertEqual(object["schemaVersion"] as? Int, Order.currentSchemaVersion)
         // Dates are seconds since the reference date, exactly.
