@@ -1,3 +1,4 @@
+import XCTest
 import Foundation
 import PurchaseKit
 
@@ -17,4 +18,9 @@ final class RecordingObserver: PaymentQueueObserver {
     var kinds: [TransactionUpdate.Kind] { updates.map(\.kind) }
 
     func reset() { state.withLock { $0 = [] } }
+}
+
+/// `XCTUnwrap` for awaited values (XCTest's autoclosures cannot await).
+func unwrapped<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) throws -> T {
+    try XCTUnwrap(value, file: file, line: line)
 }
