@@ -1,0 +1,106 @@
+import Foundation
+import PurchaseKit
+
+extension SimulatedPaymentQueue {
+    /// Takes a payment and, before returning, delivers what it immediately
+    /// causes: `.purchasing`, then `.purchased`, `.cancelled`, `.failed`,
+    /// `.deferred` or `.interrupted`, as scripted.
+    ///
+    /// An unknown product fails with `.productNotAvailable`, a quantity below one
+    /// with `.paymentInvalid`. Buying a non-consumable the account owns, or an
+    /// active subscription again, re-delivers the existing transaction without a
+    /// new charge, as the App Store does.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/paymentsNotAllowed`` when payments are
+    ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
+    public func add(_ payment: Payment) async throws {
+        try await waitLatency()
+        guard paymentsAllowed else {
+            throw PurchaseKitError(.paymentsNotAllowed, "This device may not make payments.",
+                                   advice: "Ask the user to check Screen Time restrictions or device management.",
+                                   orderID: payment.orderToken)
+        }
+        let (behavior, faults) = nextOutcome(for: payment.productID)
+        let token = faults.losesOrderToken ? nil : payment.orderToken
+        let now = clock.now
+        func report(_ kind: TransactionUpdate.Kind) -> TransactionUpdate {
+            TransactionUpdate(kind: kind, productID: payment.productID, orderToken: token, date: now)
+        }
+        guard let product = catalog[payment.productID] else {
+            await send([report(.purchasing), report(.failed(.productNotAvailable))], faults: faults)
+            return
+        }
+        guard payment.quantity >= 1 else {
+            await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
+            return
+        }
+        switch behavior {
+        case .success:
+            let transaction = owned(product) ?? charge(product, quantity: payment.quantity, orderToken: token,
+                                                        userID: payment.userID, at: now)
+            await send([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
+        case .userCancel:
+            await send([report(.purchasing), report(.cancelled)], faults: faults)
+        case .fail(let reason):
+            await send([report(.purchasing), report(.failed(reason))], faults: faults)
+        case .askToBuy, .interrupted:
+            nextPendingNumber += 1
+            let held = PendingPurchase(
+                id: "pending-\(nextPendingNumber)", kind: behavior == .askToBuy ? .askToBuy : .interrupted,
+                productID: product.id, quantity: payment.quantity, orderToken: token, userID: payment.userID,
+                requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults)
+            pending.append(held)
+            await send([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
+        }
+    }
+
+    /// The transaction the account already owns for `product`, when buying it
+    /// again would not charge: a non-consumable not revoked, or a subscription still running.
+    func owned(_ product: Product) -> StoreTransaction? {
+        switch product.type {
+        case .nonConsumable:
+            return records.last { $0.transaction.productID == product.id && !$0.transaction.isRevoked }?.transaction
+        case .autoRenewable:
+            guard let subscription = subscriptions[product.id], subscription.state.grantsAccess else { return nil }
+            return transaction(id: subscription.latestTransactionID)
+        case .consumable, .nonRenewable:
+            return nil
+        }
+    }
+
+    /// Charges the account: records a new unfinished transaction and, for an
+    /// auto-renewable subscription, starts its subscription.
+    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date) -> StoreTransaction {
+        var expiration: Date?
+        if product.type == .autoRenewable, let info = product.subscription {
+            if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
+                expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+            } else {
+                expiration = subscriptionTime(after: now, period: info.period)
+            }
+        }
+        let transaction = record(productID: product.id, originalID: nil, quantity: quantity, orderToken: orderToken,
+                                 userID: userID, purchaseDate: now, expirationDate: expiration)
+        if product.type == .autoRenewable, let expiration {
+            subscriptions[product.id] = SubscriptionRecord(
+                productID: product.id, originalID: transaction.id, userID: userID, orderToken: orderToken,
+                latestTransactionID: transaction.id, expirationDate: expiration, willAutoRenew: true,
+                state: .subscribed, stateEndsAt: nil)
+        }
+        return transaction
+    }
+
+    /// Makes, signs and stores a new unfinished transaction.
+    func record(productID: String, originalID: String?, quantity: Int, orderToken: String?, userID: String,
+                purchaseDate: Date, expirationDate: Date?) -> StoreTransaction {
+        nextTransactionNumber += 1
+        let id = String(nextTransactionNumber)
+        var transaction = StoreTransaction(
+            id: id, originalID: originalID, productID: productID, purchaseDate: purchaseDate,
+            expirationDate: expirationDate, quantity: quantity, orderToken: orderToken, environment: environment)
+        transaction.receipt = signer.receipt(for: transaction)
+        recordIndex[id] = records.count
+        records.append(TransactionRecord(transaction: transaction, userID: userID, isFinished: false, revocationSeen: false))
+        return transaction
+    }
+}

@@ -1,0 +1,19 @@
+import PurchaseKit
+
+/// The store's record of one transaction of the account.
+struct TransactionRecord: Sendable, Codable {
+    /// The transaction as the app sees it.
+    var transaction: StoreTransaction
+    /// The app user of the payment. The store keeps it; the app's server
+    /// credits `request.order.userID`, never this.
+    var userID: String
+    /// Whether the app called `finish`.
+    var isFinished: Bool
+    /// Whether a `.revoked` update reached an observer; until then attach replays it.
+    var revocationSeen: Bool
+}
+
+/// A weak reference to the observer: the store must not keep the app's engine alive.
+struct WeakObserver {
+    weak var value: (any PaymentQueueObserver)?
+}

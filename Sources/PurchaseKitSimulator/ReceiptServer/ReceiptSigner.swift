@@ -1,0 +1,90 @@
+import Foundation
+import PurchaseKit
+
+/// Writes and checks the simulated store's receipts: a JSON payload and a
+/// keyed checksum, so that the ``SimulatedReceiptServer`` can tell a receipt
+/// the store made from a forged or garbled one.
+///
+/// The checksum is a keyed 128-bit hash written for the simulator (PurchaseKit
+/// has no crypto dependency). It catches any edit in tests; it is not meant to
+/// resist an attacker. Real receipts are checked by Apple's servers.
+public struct ReceiptSigner: Sendable, Hashable, Codable {
+    /// The shared key. Give the store and the server the same one.
+    public let key: String
+
+    /// The key used when none is given.
+    public static let defaultKey = "purchasekit-simulated-store"
+
+    public init(key: String = ReceiptSigner.defaultKey) {
+        self.key = key
+    }
+
+    /// What a receipt says.
+    struct Payload: Codable, Equatable {
+        var transactionID: String
+        var originalTransactionID: String
+        var productID: String
+        var quantity: Int
+        var purchaseDate: Date
+        var expirationDate: Date?
+        var environment: StoreEnvironment
+    }
+
+    private static let prefix = "PKSR1"
+
+    /// The receipt of `transaction`: `PKSR1.<base64 payload>.<hex checksum>`.
+    func receipt(for transaction: StoreTransaction) -> Data {
+        let payload = Payload(
+            transactionID: transaction.id, originalTransactionID: transaction.originalID,
+            productID: transaction.productID, quantity: transaction.quantity,
+            purchaseDate: transaction.purchaseDate, expirationDate: transaction.expirationDate,
+            environment: transaction.environment)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = ((try? encoder.encode(payload)) ?? Data()).base64EncodedString()
+        return Data("\(Self.prefix).\(body).\(checksum(of: body))".utf8)
+    }
+
+    /// Reads a receipt, or says why it cannot be trusted (never echoing its content).
+    func open(_ receipt: Data) -> Result<Payload, ReceiptProblem> {
+        guard let text = String(data: receipt, encoding: .utf8) else { return .failure(.garbled) }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, parts[0] == Self.prefix else { return .failure(.garbled) }
+        guard checksum(of: parts[1]) == parts[2] else { return .failure(.badSignature) }
+        guard let json = Data(base64Encoded: parts[1]),
+              let payload = try? JSONDecoder().decode(Payload.self, from: json) else { return .failure(.garbled) }
+        return .success(payload)
+    }
+
+    /// Two 64-bit FNV-1a passes over key, body and key, each finished with a
+    /// SplitMix64 mix; hex of both.
+    private func checksum(of body: String) -> String {
+        func pass(_ basis: UInt64) -> UInt64 {
+            var hash = basis
+            for byte in Array(key.utf8) + [0] + Array(body.utf8) + [0] + Array(key.utf8) {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            var mixer = SeededRandomNumberGenerator(seed: hash)
+            return mixer.next()
+        }
+        let high = pass(0xCBF2_9CE4_8422_2325)
+        let low = pass(0x8422_2325_CBF2_9CE4)
+        return String(high, radix: 16) + String(low, radix: 16)
+    }
+}
+
+/// Why a receipt is not trusted.
+enum ReceiptProblem: Error, Equatable {
+    /// Not a receipt of this store at all (truncated, foreign, empty).
+    case garbled
+    /// The payload does not match its checksum (edited, or signed with another key).
+    case badSignature
+
+    var reason: String {
+        switch self {
+        case .garbled: return "21002: the receipt could not be read"
+        case .badSignature: return "21003: the receipt could not be authenticated"
+        }
+    }
+}

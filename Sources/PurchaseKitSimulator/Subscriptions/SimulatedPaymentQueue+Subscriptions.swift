@@ -1,0 +1,148 @@
+import Foundation
+import PurchaseKit
+
+extension SimulatedPaymentQueue {
+    /// Brings every subscription up to `clock.now`: one renewal transaction
+    /// per elapsed period (delivered as `.purchased`, same `originalID`, new
+    /// `id`, the original order token kept), or grace period, billing retry
+    /// and expiry when billing fails or the subscription was cancelled.
+    ///
+    /// Periods are scaled by the time rate: with a factor of 86,400 a month
+    /// passes in 30 clock seconds. Call it whenever time moved; queries that
+    /// observe subscriptions call it first.
+    public func processRenewals() async {
+        let now = clock.now
+        for productID in subscriptions.keys.sorted() {
+            guard var subscription = subscriptions[productID],
+                  let period = catalog[productID]?.subscription?.period else { continue }
+            var renewals: [TransactionUpdate] = []
+            advancing: while true {
+                switch subscription.state {
+                case .subscribed:
+                    guard subscription.expirationDate <= now else { break advancing }
+                    guard subscription.willAutoRenew else {
+                        subscription.state = .expired
+                        break advancing
+                    }
+                    if billingIssues.contains(productID) {
+                        enterBillingTrouble(&subscription, period: period)
+                        continue advancing
+                    }
+                    let renewal = renew(&subscription, purchaseDate: subscription.expirationDate,
+                                        expiration: subscriptionTime(after: subscription.expirationDate, period: period))
+                    renewals.append(update(.purchased, for: renewal))
+                case .inGracePeriod:
+                    guard let end = subscription.stateEndsAt, end <= now else { break advancing }
+                    subscription.state = .inBillingRetryPeriod
+                    subscription.stateEndsAt = scaled(Self.billingRetryDays, after: subscription.expirationDate)
+                case .inBillingRetryPeriod:
+                    guard let end = subscription.stateEndsAt, end <= now else { break advancing }
+                    subscription.state = .expired
+                    subscription.stateEndsAt = nil
+                case .expired, .revoked:
+                    break advancing
+                }
+            }
+            subscriptions[productID] = subscription
+            await send(renewals, faults: faults(for: productID))
+        }
+    }
+
+    /// The subscription's state after bringing it up to `clock.now`; nil when the account never had it.
+    public func subscriptionStatus(productID: String) async -> SubscriptionStatus? {
+        await processRenewals()
+        return subscriptions[productID]?.status
+    }
+
+    /// The user turns auto-renew off: the current period runs out, then the
+    /// subscription expires with no further renewal.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when the account has no such subscription.
+    public func cancelSubscription(productID: String) throws(PurchaseKitError) {
+        guard subscriptions[productID] != nil else {
+            throw PurchaseKitError(.orderNotFound, "The account has no subscription to '\(productID)'.",
+                                   advice: "Buy the subscription first.")
+        }
+        subscriptions[productID]?.willAutoRenew = false
+    }
+
+    /// From now on, renewals of `productID` fail to bill (an expired card):
+    /// the subscription enters the grace period when the settings enable it,
+    /// then billing retry, then expires.
+    public func simulateBillingIssue(productID: String) {
+        billingIssues.insert(productID)
+    }
+
+    /// The user fixes the payment method. A subscription in grace period or
+    /// billing retry renews now (`.purchased` is delivered); in grace the
+    /// renewal keeps the original period dates, in billing retry a new period
+    /// starts now, as with the App Store.
+    public func resolveBillingIssue(productID: String) async {
+        billingIssues.remove(productID)
+        guard var subscription = subscriptions[productID],
+              let period = catalog[productID]?.subscription?.period else { return }
+        let now = clock.now
+        let renewal: StoreTransaction
+        switch subscription.state {
+        case .inGracePeriod:
+            renewal = renew(&subscription, purchaseDate: now,
+                            expiration: subscriptionTime(after: subscription.expirationDate, period: period))
+        case .inBillingRetryPeriod:
+            renewal = renew(&subscription, purchaseDate: now, expiration: subscriptionTime(after: now, period: period))
+        case .subscribed, .expired, .revoked:
+            return
+        }
+        subscriptions[productID] = subscription
+        await send([update(.purchased, for: renewal)], faults: faults(for: productID))
+        await processRenewals()
+    }
+
+    // MARK: Time
+
+    /// Real-time lengths of Apple's billing grace and retry periods, in days.
+    static var gracePeriodDays: (weekly: Double, other: Double) { (6, 16) }
+    static var billingRetryDays: Double { 60 }
+
+    /// The date `count` periods after `start`, with the period scaled by the time rate.
+    func subscriptionTime(after start: Date, period: SubscriptionPeriod, count: Int = 1) -> Date {
+        let real = period.date(after: start, count: count).timeIntervalSince(start)
+        return start.addingTimeInterval(real / settings.timeRate.factor)
+    }
+
+    func scaled(_ days: Double, after start: Date) -> Date {
+        start.addingTimeInterval(days * 86_400 / settings.timeRate.factor)
+    }
+
+    /// Whether the account never subscribed in this group: Apple offers an
+    /// introductory offer once per group.
+    func isEligibleForIntroductoryOffer(groupID: String) -> Bool {
+        !records.contains { record in
+            catalog[record.transaction.productID]?.subscription?.groupID == groupID
+                && catalog[record.transaction.productID]?.type == .autoRenewable
+        }
+    }
+
+    private func enterBillingTrouble(_ subscription: inout SubscriptionRecord, period: SubscriptionPeriod) {
+        if settings.billingGracePeriodEnabled {
+            subscription.state = .inGracePeriod
+            let days = period.unit == .week || (period.unit == .day && period.value <= 7)
+                ? Self.gracePeriodDays.weekly : Self.gracePeriodDays.other
+            subscription.stateEndsAt = scaled(days, after: subscription.expirationDate)
+        } else {
+            subscription.state = .inBillingRetryPeriod
+            subscription.stateEndsAt = scaled(Self.billingRetryDays, after: subscription.expirationDate)
+        }
+    }
+
+    private func renew(_ subscription: inout SubscriptionRecord, purchaseDate: Date, expiration: Date) -> StoreTransaction {
+        let quantity = recordIndex[subscription.latestTransactionID].map { records[$0].transaction.quantity } ?? 1
+        let renewal = record(productID: subscription.productID, originalID: subscription.originalID,
+                             quantity: quantity, orderToken: subscription.orderToken, userID: subscription.userID,
+                             purchaseDate: purchaseDate, expirationDate: expiration)
+        subscription.latestTransactionID = renewal.id
+        subscription.expirationDate = expiration
+        subscription.state = .subscribed
+        subscription.stateEndsAt = nil
+        return renewal
+    }
+}

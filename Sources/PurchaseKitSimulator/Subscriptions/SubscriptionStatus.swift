@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where an auto-renewable subscription of the account stands.
+public enum SubscriptionState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Paid and running.
+    case subscribed
+    /// A renewal failed to bill; access continues while the store retries.
+    case inGracePeriod
+    /// A renewal failed to bill; no access while the store retries.
+    case inBillingRetryPeriod
+    /// Ended: cancelled and run out, or billing retry gave up.
+    case expired
+    /// Refunded; ended at once.
+    case revoked
+
+    /// Whether the subscriber keeps access in this state.
+    public var grantsAccess: Bool { self == .subscribed || self == .inGracePeriod }
+}
+
+/// A snapshot of one subscription of the account.
+public struct SubscriptionStatus: Sendable, Hashable {
+    /// The subscription's product.
+    public var productID: String
+    /// Where it stands.
+    public var state: SubscriptionState
+    /// The first transaction's id, shared by every renewal.
+    public var originalTransactionID: String
+    /// The latest transaction's id.
+    public var latestTransactionID: String
+    /// When the current (or last) paid period ends.
+    public var expirationDate: Date
+    /// Whether it renews at `expirationDate` (false once cancelled).
+    public var willAutoRenew: Bool
+    /// When the grace period or billing retry ends, in those states.
+    public var retryEndsAt: Date?
+}
+
+/// The store's record of one subscription of the account.
+struct SubscriptionRecord: Sendable, Codable {
+    var productID: String
+    var originalID: String
+    var userID: String
+    var orderToken: String?
+    var latestTransactionID: String
+    var expirationDate: Date
+    var willAutoRenew: Bool
+    var state: SubscriptionState
+    /// When the grace period or the billing retry period ends.
+    var stateEndsAt: Date?
+
+    var status: SubscriptionStatus {
+        SubscriptionStatus(productID: productID, state: state, originalTransactionID: originalID,
+                           latestTransactionID: latestTransactionID, expirationDate: expirationDate,
+                           willAutoRenew: willAutoRenew, retryEndsAt: stateEndsAt)
+    }
+}
