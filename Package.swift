@@ -33,7 +33,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PurchaseKitSimulatorTests",
-            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]
