@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "PurchaseKit"),
         .target(
             name: "PurchaseKitSimulator",
-            dependencies: ["PurchaseKit"]
+            dependencies: ["PurchaseKit"],
+            resources: [.copy("Resources/Sample.storekit")]
         ),
         .executableTarget(
             name: "purchasekit-demo",

@@ -135,3 +135,16 @@ final class StoreKitConfigurationTests: XCTestCase {
         XCTAssertEqual(TimeRate(factor: 0.5).factor, 1, "time never runs slower than the clock")
     }
 }
+
+final class SampleConfigurationTests: XCTestCase {
+    func testTheBundledSampleLoadsAndSells() async throws {
+        let configuration = try StoreKitConfiguration.sample()
+        XCTAssertEqual(configuration.products.count, 5)
+        XCTAssertEqual(Set(configuration.products.map(\.type)), Set(ProductType.allCases))
+        let store = SimulatedPaymentQueue(configuration: configuration, clock: ManualClock())
+        let observer = RecordingObserver()
+        await store.attach(observer)
+        try await store.add(Payment(productID: "com.example.purchasekit.premium", orderToken: "o", userID: "u"))
+        XCTAssertEqual(observer.kinds, [.purchasing, .purchased])
+    }
+}
