@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "PurchaseKit"),
         .target(
             name: "PurchaseKitSimulator",
-            dependencies: ["PurchaseKit"]
+            dependencies: ["PurchaseKit"],
+            resources: [.copy("Resources/Sample.storekit")]
         ),
         .executableTarget(
             name: "purchasekit-demo",
@@ -33,7 +34,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PurchaseKitSimulatorTests",
-            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -34,7 +34,15 @@ public struct PendingPurchase: Sendable, Hashable, Codable, Identifiable {
     var faults: DeliveryFaults
 }
 
-extension PendingPurchase: CustomStringConvertible {
+extension PendingPurchase: CustomStringConvertible, CustomReflectable {
+    /// `dump` shows no order token.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "id": id, "kind": kind, "productID": productID, "quantity": quantity, "userID": userID,
+            "requestedAt": requestedAt, "orderToken": orderToken == nil ? "none" : "<redacted>",
+        ], displayStyle: .struct)
+    }
+
     public var description: String {
         "PendingPurchase(id: \(id), kind: \(kind.rawValue), productID: \(productID), userID: \(userID), orderToken: \(orderToken == nil ? "none" : "<redacted>"))"
     }

@@ -29,7 +29,8 @@ extension SimulatedPaymentQueue {
                         continue advancing
                     }
                     let renewal = renew(&subscription, purchaseDate: subscription.expirationDate,
-                                        expiration: subscriptionTime(after: subscription.expirationDate, period: period))
+                                        expiration: subscriptionTime(after: subscription.expirationDate,
+                                                                    anchor: anchor(of: subscription), period: period))
                     renewals.append(update(.purchased, for: renewal))
                 case .inGracePeriod:
                     guard let end = subscription.stateEndsAt, end <= now else { break advancing }
@@ -86,9 +87,11 @@ extension SimulatedPaymentQueue {
         switch subscription.state {
         case .inGracePeriod:
             renewal = renew(&subscription, purchaseDate: now,
-                            expiration: subscriptionTime(after: subscription.expirationDate, period: period))
+                            expiration: subscriptionTime(after: subscription.expirationDate,
+                                                         anchor: anchor(of: subscription), period: period))
         case .inBillingRetryPeriod:
-            renewal = renew(&subscription, purchaseDate: now, expiration: subscriptionTime(after: now, period: period))
+            renewal = renew(&subscription, purchaseDate: now,
+                            expiration: subscriptionTime(after: now, anchor: anchor(of: subscription), period: period))
         case .subscribed, .expired, .revoked:
             return
         }
@@ -103,10 +106,22 @@ extension SimulatedPaymentQueue {
     static var gracePeriodDays: (weekly: Double, other: Double) { (6, 16) }
     static var billingRetryDays: Double { 60 }
 
-    /// The date `count` periods after `start`, with the period scaled by the time rate.
-    func subscriptionTime(after start: Date, period: SubscriptionPeriod, count: Int = 1) -> Date {
-        let real = period.date(after: start, count: count).timeIntervalSince(start)
-        return start.addingTimeInterval(real / settings.timeRate.factor)
+    /// The clock date `count` periods after `start`, with time scaled by the time rate.
+    ///
+    /// Calendar periods are counted on the subscription's simulated calendar,
+    /// which starts at `anchor` (the original purchase) and runs `factor` times
+    /// faster than the clock; so twelve monthly renewals make one simulated year.
+    func subscriptionTime(after start: Date, anchor: Date? = nil, period: SubscriptionPeriod, count: Int = 1) -> Date {
+        let factor = settings.timeRate.factor
+        let origin = anchor ?? start
+        let simulatedStart = origin.addingTimeInterval(start.timeIntervalSince(origin) * factor)
+        let simulatedEnd = period.date(after: simulatedStart, count: count)
+        return origin.addingTimeInterval(simulatedEnd.timeIntervalSince(origin) / factor)
+    }
+
+    /// When the subscription's first transaction was bought: the origin of its simulated calendar.
+    func anchor(of subscription: SubscriptionRecord) -> Date? {
+        transaction(id: subscription.originalID)?.purchaseDate
     }
 
     func scaled(_ days: Double, after start: Date) -> Date {

@@ -17,6 +17,9 @@ final class AskToBuyTests: XCTestCase {
         XCTAssertEqual(pending.orderToken, "order-7")
         XCTAssertEqual(pending.userID, "kid")
         XCTAssertFalse(pending.description.contains("order-7"))
+        var dumped = ""
+        dump(pending, to: &dumped)
+        XCTAssertFalse(dumped.contains("order-7"), "dump must not show the order token")
 
         observer.reset()
         try await store.approveAskToBuy(id: pending.id)
