@@ -67,6 +67,7 @@ extension FileOrderStore {
         do throws(FileSystemError) {
             data = try fileSystem.readFile(atPath: folder + "/" + name)
         } catch {
+            log(.error, "Could not read an order file; it was left in place.", ["file": label, "error": error.description])
             return .readFailed(error, "The order file '\(label)' could not be read")
         }
         let order: Order

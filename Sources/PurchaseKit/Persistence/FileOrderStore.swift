@@ -25,6 +25,9 @@ import Foundation
 /// lookup costs the same however many orders are stored. Use one store per
 /// directory in a process: two would not see each other's changes.
 ///
+/// The file calls are short and synchronous, made on the actor: a save waits
+/// for its flush, which is the point, and saves from many tasks run one at a time.
+///
 /// Order ids are compared as Swift strings, as in ``InMemoryOrderStore``: two
 /// ids that are canonically equivalent Unicode name the same order.
 public actor FileOrderStore: OrderStore {

@@ -18,6 +18,7 @@ extension FileSystem {
             try write(data, to: descriptor, path: temporaryPath)
             try synchronize(descriptor, path: temporaryPath)
         } catch {
+            // Clean-up errors are dropped: the first failure is the one worth reporting.
             try? close(descriptor, path: temporaryPath)
             _ = try? removeFile(atPath: temporaryPath)
             throw error

@@ -127,6 +127,7 @@ struct POSIXFileSystem: FileSystem {
             descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         } while descriptor < 0 && errno == EINTR
         guard descriptor >= 0 else { throw FileSystemError(operation: .synchronizeDirectory, errorNumber: errno, path: path) }
+        // Closing a read-only descriptor cannot lose data; the fsync result is what matters.
         defer { try? close(descriptor, path: path) }
         while fsync(descriptor) != 0 {
             if errno != EINTR { throw FileSystemError(operation: .synchronizeDirectory, errorNumber: errno, path: path) }
