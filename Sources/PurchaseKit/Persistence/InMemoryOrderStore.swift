@@ -14,8 +14,9 @@ public actor InMemoryOrderStore: OrderStore {
     }
 
     private func insert(_ order: Order) {
+        // Unlink the old transaction only if it still points here: another order may have claimed it since.
         if let old = open[order.id] ?? archived[order.id], let oldTransaction = old.transactionID,
-           oldTransaction != order.transactionID {
+           oldTransaction != order.transactionID, byTransaction[oldTransaction] == order.id {
             byTransaction[oldTransaction] = nil
         }
         archived[order.id] = nil
@@ -58,7 +59,7 @@ public actor InMemoryOrderStore: OrderStore {
 
     public func remove(orderID: String) {
         if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID),
-           let transactionID = order.transactionID {
+           let transactionID = order.transactionID, byTransaction[transactionID] == orderID {
             byTransaction[transactionID] = nil
         }
     }

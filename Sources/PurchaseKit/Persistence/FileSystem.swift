@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The few file-system calls ``FileOrderStore`` makes, behind a seam so that
+/// tests can make any one of them fail (a full disk, a failing `fsync`) and
+/// check that the error is reported and the previous data is intact.
+///
+/// Paths are absolute. Every failure is a ``FileSystemError`` that keeps the
+/// operation and the `errno` value.
+protocol FileSystem: Sendable {
+    /// Creates a directory with `mode`, and any missing parents. Returns whether it was created;
+    /// an existing directory is not an error.
+    func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool
+    /// Sets the permission bits of a file or directory.
+    func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError)
+    /// Creates a new file for writing with `mode`; fails if it exists.
+    func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32
+    /// Writes all of `data` to an open file.
+    func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError)
+    /// Flushes an open file to stable storage.
+    func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Closes an open file. Some file systems report deferred write errors here.
+    func close(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Atomically replaces `destination` with `source`; both in one file system.
+    func rename(_ source: String, to destination: String) throws(FileSystemError)
+    /// Deletes a file. Returns false when there was none.
+    @discardableResult
+    func removeFile(atPath path: String) throws(FileSystemError) -> Bool
+    /// Flushes a directory's entries (creations, renames, deletions) to stable storage.
+    func synchronizeDirectory(atPath path: String) throws(FileSystemError)
+    /// The whole content of a file.
+    func readFile(atPath path: String) throws(FileSystemError) -> Data
+    /// The names in a directory, without `.` and `..`.
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String]
+}
+
+/// One failed file-system call: which call, on what, and the `errno` it set.
+struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The call that failed.
+    enum Operation: String, Sendable, Hashable, CaseIterable {
+        case makeDirectory = "mkdir"
+        case setPermissions = "chmod"
+        case create = "open"
+        case write
+        case synchronize = "fsync"
+        case close
+        case rename
+        case remove = "unlink"
+        case synchronizeDirectory = "fsync of the directory"
+        case read
+        case list = "reading the directory"
+    }
+
+    var operation: Operation
+    /// The `errno` value.
+    var errorNumber: Int32
+    /// The path the call was about.
+    var path: String
+
+    /// Such as `fsync failed: Input/output error (5)`.
+    var description: String {
+        "\(operation.rawValue) failed: \(Self.explain(errorNumber)) (\(errorNumber))"
+    }
+
+    /// The system's text for an `errno` value.
+    static func explain(_ errorNumber: Int32) -> String {
+        guard let text = strerror(errorNumber) else { return "error" }
+        return String(cString: text)
+    }
+
+    /// The error in a form callers can switch on: `POSIXError` when the code is
+    /// one Foundation knows, this error otherwise.
+    var underlying: any Error & Sendable {
+        if let code = POSIXErrorCode(rawValue: errorNumber) { return POSIXError(code) }
+        return self
+    }
+}
+
+extension PurchaseKitError {
+    /// A failed write of an order, naming the call and `errno` that failed.
+    static func writeFailed(_ error: FileSystemError, _ what: String, orderID: String?, advice: String? = nil) -> PurchaseKitError {
+        PurchaseKitError(
+            .persistenceWriteFailed, "\(what): \(error.description).",
+            advice: advice ?? "Nothing was changed on disk; the previous version is intact. Check free space and storage health, then try again.",
+            underlying: error.underlying, orderID: orderID)
+    }
+
+    /// A failed read of the order store, naming the call and `errno` that failed.
+    static func readFailed(_ error: FileSystemError, _ what: String, orderID: String? = nil) -> PurchaseKitError {
+        PurchaseKitError(
+            .persistenceReadFailed, "\(what): \(error.description).",
+            advice: "The file was left in place. Check the storage and the permissions of the store's directory, then load again.",
+            underlying: error.underlying, orderID: orderID)
+    }
+}

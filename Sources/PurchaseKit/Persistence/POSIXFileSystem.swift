@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The real ``FileSystem``: thin wrappers over the POSIX calls, retrying on
+/// `EINTR` and keeping `errno` on failure.
+struct POSIXFileSystem: FileSystem {
+    func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
+        if mkdir(path, mode_t(mode)) == 0 { return true }
+        let failure = errno
+        switch failure {
+        case EEXIST:
+            guard isDirectory(path) else { throw FileSystemError(operation: .makeDirectory, errorNumber: ENOTDIR, path: path) }
+            return false
+        case ENOENT:
+            // A missing parent: create it, then try again.
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else {
+                throw FileSystemError(operation: .makeDirectory, errorNumber: failure, path: path)
+            }
+            _ = try makeDirectory(atPath: parent, mode: mode)
+            if mkdir(path, mode_t(mode)) == 0 { return true }
+            if errno == EEXIST, isDirectory(path) { return false }
+            throw FileSystemError(operation: .makeDirectory, errorNumber: errno, path: path)
+        default:
+            throw FileSystemError(operation: .makeDirectory, errorNumber: failure, path: path)
+        }
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError) {
+        guard chmod(path, mode_t(mode)) == 0 else {
+            throw FileSystemError(operation: .setPermissions, errorNumber: errno, path: path)
+        }
+    }
+
+    func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32 {
+        while true {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+            if descriptor >= 0 { return descriptor }
+            if errno != EINTR { throw FileSystemError(operation: .create, errorNumber: errno, path: path) }
+        }
+    }
+
+    func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
+        let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                #if canImport(Darwin)
+                let written = Darwin.write(descriptor, base + offset, buffer.count - offset)
+                #elseif canImport(Glibc)
+                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                #else
+                let written = Musl.write(descriptor, base + offset, buffer.count - offset)
+                #endif
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    // A zero-byte write makes no progress; report it rather than spin.
+                    return written < 0 ? errno : EIO
+                }
+            }
+            return nil
+        }
+        if let failure { throw FileSystemError(operation: .write, errorNumber: failure, path: path) }
+    }
+
+    func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        // On Apple platforms fsync only reaches the drive's cache; F_FULLFSYNC
+        // asks the drive to flush it. File systems without it fall back to fsync.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        #endif
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronize, errorNumber: errno, path: path) }
+        }
+    }
+
+    func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        let result = Darwin.close(descriptor)
+        #elseif canImport(Glibc)
+        let result = Glibc.close(descriptor)
+        #else
+        let result = Musl.close(descriptor)
+        #endif
+        // After EINTR the descriptor is closed all the same (Linux, and Darwin's
+        // close semantics); retrying could close a descriptor another thread reused.
+        if result != 0, errno != EINTR {
+            throw FileSystemError(operation: .close, errorNumber: errno, path: path)
+        }
+    }
+
+    func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        let result = Darwin.rename(source, destination)
+        #elseif canImport(Glibc)
+        let result = Glibc.rename(source, destination)
+        #else
+        let result = Musl.rename(source, destination)
+        #endif
+        guard result == 0 else { throw FileSystemError(operation: .rename, errorNumber: errno, path: destination) }
+    }
+
+    @discardableResult
+    func removeFile(atPath path: String) throws(FileSystemError) -> Bool {
+        if unlink(path) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw FileSystemError(operation: .remove, errorNumber: errno, path: path)
+    }
+
+    func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
+        var descriptor: Int32
+        repeat {
+            descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw FileSystemError(operation: .synchronizeDirectory, errorNumber: errno, path: path) }
+        // Closing a read-only descriptor cannot lose data; the fsync result is what matters.
+        defer { try? close(descriptor, path: path) }
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronizeDirectory, errorNumber: errno, path: path) }
+        }
+    }
+
+    func readFile(atPath path: String) throws(FileSystemError) -> Data {
+        var descriptor: Int32
+        repeat {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
+        defer { try? close(descriptor, path: path) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: chunk[0..<count])
+            } else if count == 0 {
+                return data
+            } else if errno != EINTR {
+                throw FileSystemError(operation: .read, errorNumber: errno, path: path)
+            }
+        }
+    }
+
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else { throw FileSystemError(operation: .list, errorNumber: errno, path: path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                if errno != 0 { throw FileSystemError(operation: .list, errorNumber: errno, path: path) }
+                return names
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { field in
+                field.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: field.pointee)) {
+                    String(cString: $0)
+                }
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+    }
+}

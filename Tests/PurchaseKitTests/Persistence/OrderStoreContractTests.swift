@@ -1,0 +1,48 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+
+/// The same behaviour from every built-in ``OrderStore``, so that tests run
+/// against the in-memory store prove something about the file store too.
+final class OrderStoreContractTests: XCTestCase {
+    private func stores() throws -> [(String, any OrderStore)] {
+        [("InMemoryOrderStore", InMemoryOrderStore()), ("FileOrderStore", try makeStore(makeTemporaryDirectory(self)))]
+    }
+
+    func testATransactionClaimedByAnotherOrderStaysFindableWhenTheFirstIsRemovedOrChanged() async throws {
+        for (name, store) in try stores() {
+            var first = makeOrder("o-1", transactionID: "t-shared")
+            let second = makeOrder("o-2", transactionID: "t-shared", createdAt: testEpoch.addingTimeInterval(1))
+            try await store.save(first)
+            try await store.save(second)  // The later save claims the transaction.
+            first.transaction?.id = "t-own"
+            try await store.save(first)
+            let afterChange = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(afterChange?.id, "o-2", name)
+            try await store.remove(orderID: "o-1")
+            let afterRemoval = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(afterRemoval?.id, "o-2", name)
+            let removedLink = try await store.order(transactionID: "t-own")
+            XCTAssertNil(removedLink, name)
+        }
+    }
+
+    func testOpenArchiveReopenAndLookupsAgree() async throws {
+        for (name, store) in try stores() {
+            var order = makeOrder("o-1", user: "u", transactionID: "t-1", status: .completed)
+            try await store.save(order)
+            try await store.save(makeOrder("o-2", user: "u", createdAt: testEpoch.addingTimeInterval(1)))
+            try await store.archive(orderID: "o-1")
+            let open = try await store.openOrders(forUser: "u")
+            XCTAssertEqual(open.map(\.id), ["o-2"], name)
+            let archived = try await store.order(transactionID: "t-1")
+            XCTAssertEqual(archived, order, name)
+            order.status = .revoked
+            try await store.save(order)
+            let reopened = try await store.loadOpenOrders().orders
+            XCTAssertEqual(reopened.map(\.id), ["o-1", "o-2"], name)
+            let error = await assertThrows(.orderNotFound) { try await store.archive(orderID: "missing") }
+            XCTAssertEqual(error?.orderID, "missing", name)
+        }
+    }
+}
