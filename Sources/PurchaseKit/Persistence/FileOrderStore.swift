@@ -175,6 +175,20 @@ public actor FileOrderStore: OrderStore {
         return index.openOrders(forUser: userID)
     }
 
+    /// Every order of one user, open and archived, oldest first. Archived ones
+    /// are read from disk, so this costs one read per archived order of the user.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` or `persistenceCorrupt`
+    ///   when an archived file cannot be read (a damaged one is quarantined).
+    public func orders(forUser userID: String) throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        var result = index.openOrders(forUser: userID)
+        for (id, entry) in index.archivedEntries where entry.userID == userID {
+            if let order = try readArchived(id: id, entry: entry) { result.append(order) }
+        }
+        return result.sorted(by: FileOrderIndex.creationOrder)
+    }
+
     /// The order with this id, open or archived (archived ones are read from disk).
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceCorrupt`` when its archived file is damaged

@@ -50,7 +50,7 @@ extension SimulatedPaymentQueue {
     }
 
     /// The subscription's state after bringing it up to `clock.now`; nil when the account never had it.
-    public func subscriptionStatus(productID: String) async -> SubscriptionStatus? {
+    public func subscriptionStatus(productID: String) async -> SubscriptionSnapshot? {
         await processRenewals()
         return subscriptions[productID]?.status
     }
@@ -159,5 +159,21 @@ extension SimulatedPaymentQueue {
         subscription.state = .subscribed
         subscription.stateEndsAt = nil
         return renewal
+    }
+}
+
+extension SimulatedPaymentQueue {
+    /// The renewal state of the subscription that began with
+    /// `originalTransactionID`, for the engine's subscription status: grace
+    /// period and billing retry are known only to the store.
+    public func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        await processRenewals()
+        guard let record = subscriptions.values.first(where: { $0.originalID == originalTransactionID }) else { return nil }
+        switch record.state {
+        case .subscribed: return .active(willRenew: record.willAutoRenew)
+        case .inGracePeriod: return .inGracePeriod(until: record.stateEndsAt ?? record.expirationDate)
+        case .inBillingRetryPeriod: return .inBillingRetry
+        case .expired, .revoked: return .expired
+        }
     }
 }

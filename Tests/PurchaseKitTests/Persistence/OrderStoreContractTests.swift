@@ -45,4 +45,21 @@ final class OrderStoreContractTests: XCTestCase {
             XCTAssertEqual(error?.orderID, "missing", name)
         }
     }
+
+    func testOrdersOfAUserIncludeArchivedOnesAndNoOneElses() async throws {
+        for (name, store) in try stores() {
+            try await store.save(makeOrder("a-1", user: "alice", transactionID: "t-1", status: .completed))
+            try await store.save(makeOrder("a-2", user: "alice", createdAt: testEpoch.addingTimeInterval(1)))
+            try await store.save(makeOrder("b-1", user: "bob", transactionID: "t-2",
+                                           createdAt: testEpoch.addingTimeInterval(2), status: .completed))
+            try await store.archive(orderID: "a-1")
+            try await store.archive(orderID: "b-1")
+            let alice = try await store.orders(forUser: "alice")
+            XCTAssertEqual(alice.map(\.id), ["a-1", "a-2"], name)
+            let bob = try await store.orders(forUser: "bob")
+            XCTAssertEqual(bob.map(\.id), ["b-1"], name)
+            let nobody = try await store.orders(forUser: "carol")
+            XCTAssertTrue(nobody.isEmpty, name)
+        }
+    }
 }

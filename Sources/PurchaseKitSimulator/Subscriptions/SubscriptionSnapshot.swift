@@ -18,7 +18,7 @@ public enum SubscriptionState: String, Sendable, Hashable, Codable, CaseIterable
 }
 
 /// A snapshot of one subscription of the account.
-public struct SubscriptionStatus: Sendable, Hashable {
+public struct SubscriptionSnapshot: Sendable, Hashable {
     /// The subscription's product.
     public var productID: String
     /// Where it stands.
@@ -48,8 +48,8 @@ struct SubscriptionRecord: Sendable, Codable {
     /// When the grace period or the billing retry period ends.
     var stateEndsAt: Date?
 
-    var status: SubscriptionStatus {
-        SubscriptionStatus(productID: productID, state: state, originalTransactionID: originalID,
+    var status: SubscriptionSnapshot {
+        SubscriptionSnapshot(productID: productID, state: state, originalTransactionID: originalID,
                            latestTransactionID: latestTransactionID, expirationDate: expirationDate,
                            willAutoRenew: willAutoRenew, retryEndsAt: stateEndsAt)
     }
