@@ -8,7 +8,7 @@ import Foundation
 /// 2. The order token names an order that has no transaction yet: that order.
 ///    If that order already holds another transaction of the same purchase
 ///    (same original id), this one is a renewal of it.
-/// 3. No usable token: the open orders of the same product, waiting for a
+/// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
 /// 4. Otherwise a renewal of a known purchase (same original id), or an
@@ -55,8 +55,10 @@ public struct Reconciler: Sendable {
             let source: OrderSource = tokenOrder.transaction?.originalID == transaction.originalID ? .renewal : .unknown
             return .newOrder(userID: tokenOrder.userID, source: source)
         }
+        // Time matching is for a lost token only: a token we do not know belongs
+        // to no waiting order here (each has its own), so it is never guessed onto one.
         let isPurchase = transaction.originalID == transaction.id
-        if isPurchase {
+        if isPurchase, transaction.orderToken == nil {
             let candidates = orders.filter { isCandidate($0, for: transaction) }
             if candidates.count == 1, let only = candidates.first {
                 return .order(orderID: only.id)

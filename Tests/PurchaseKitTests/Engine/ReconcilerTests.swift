@@ -82,4 +82,12 @@ final class ReconcilerTests: XCTestCase {
         let orders = [order("a", user: "alice")]
         XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), orders: orders, currentUserID: "bob"), .order(orderID: "a"))
     }
+
+    func testAnUnknownTokenIsNeverTimeMatchedToAWaitingOrder() {
+        let waiting = [order("a", user: "alice")]
+        XCTAssertEqual(reconciler.match(transaction(token: "someone-elses"), orders: waiting, currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .otherDevice))
+        XCTAssertEqual(reconciler.match(transaction(token: "someone-elses"), orders: waiting, currentUserID: nil),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+    }
 }

@@ -1,0 +1,147 @@
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Strange store callbacks: duplicated, late, reordered, or missing the order token.
+final class PurchaseEngineStoreCallbackTests: XCTestCase {
+    func testDuplicatedCallbacksCreditOnce() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await world.store.setDuplicateDeliveries(3)
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        await engine.waitUntilIdle()
+        XCTAssertEqual(result.order.status, .completed)
+        let credits = await world.creditCounts()
+        XCTAssertEqual(Array(credits.values), [1])
+        let orders = await world.orders.orders(forUser: "alice")
+        XCTAssertEqual(orders.count, 1, "duplicates make no new orders")
+        let diagnostics = await engine.diagnostics
+        XCTAssertGreaterThan(diagnostics.staleUpdatesIgnored, 0)
+        XCTAssertEqual(diagnostics.invalidTransitionsAttempted, 0)
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 1])
+    }
+
+    func testLateAndReorderedCallbacksChangeNothing() async throws {
+        for order in [ReleaseOrder.reversed, .shuffled, .asProduced] {
+            let world = World()
+            let engine = try await world.engine(world.configuration(storeTimeout: 60))
+            await world.store.setHoldsUpdates(true)
+            let call = Task { try await engine.purchase(productID: Catalog.pro, user: "alice") }
+            await world.clock.waitForSleepers(count: 1) // the purchase is waiting for the store
+            let held = await world.store.heldUpdateCount()
+            XCTAssertEqual(held, 2, "purchasing and purchased are held back")
+            await world.store.setHoldsUpdates(false)
+            await world.store.releaseHeldUpdates(order: order)
+            let result = try await call.value
+            await engine.waitUntilIdle()
+            guard case .success(let delivered) = result else { return XCTFail("\(order): \(result)") }
+            XCTAssertEqual(delivered.status, .completed, "\(order)")
+            let credits = await world.creditCounts()
+            XCTAssertEqual(Array(credits.values), [1], "\(order)")
+            let diagnostics = await engine.diagnostics
+            XCTAssertEqual(diagnostics.invalidTransitionsAttempted, 0)
+        }
+    }
+
+    func testLostTokenWithOneCandidateIsMatchedByProductAndTime() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .success(let order) = result else { return XCTFail("\(result)") }
+        XCTAssertNil(order.transaction?.orderToken, "the store lost the token")
+        XCTAssertEqual(order.source, .purchase, "matched to the waiting order, not a new one")
+        let credits = await world.server.credits(forUser: "alice")
+        XCTAssertEqual(credits.count, 1)
+    }
+
+    func testLostTokenWithTwoCandidatesIsFlaggedNotGuessed() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration(storeTimeout: 60))
+        // A first order waits for Ask to Buy; a second order of the same product is paid with its token lost.
+        await world.store.scriptNextPurchases([PurchaseScript(.askToBuy, faults: DeliveryFaults(losesOrderToken: true)),
+                                               PurchaseScript(.success, faults: DeliveryFaults(losesOrderToken: true))])
+        let first = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .pending(_, .awaitingApproval) = first else { return XCTFail("\(first)") }
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await world.clock.waitForSleepers(count: 1)
+        world.clock.advance(by: 60)
+        let second = try await call.value
+        guard case .pending(_, .storeTimeout) = second else { return XCTFail("\(second)") }
+
+        let flagged = await engine.openOrders(user: "alice").filter { $0.status == .needsAttention }
+        XCTAssertEqual(flagged.count, 1)
+        let order = try XCTUnwrap(flagged.first)
+        XCTAssertEqual(order.source, .unknown)
+        XCTAssertEqual(order.userID, "alice", "both candidates are alice's: the user is known, the order is not")
+        XCTAssertTrue(order.hint?.contains("2 orders could match") ?? false, order.hint ?? "")
+        var credits = await world.server.credits(forUser: "alice")
+        XCTAssertTrue(credits.isEmpty, "nothing is credited by a guess")
+        let finished = await world.store.isFinished(transactionID: try XCTUnwrap(order.transactionID))
+        XCTAssertFalse(finished, "the paid transaction is kept until it is delivered")
+
+        // The retry trigger delivers it to alice, once.
+        await engine.retryPendingDeliveries(user: "alice")
+        credits = await world.server.credits(forUser: "alice")
+        XCTAssertEqual(credits.count, 1)
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.status, .completed)
+    }
+
+    func testLostTokenWithCandidatesOfTwoUsersWaitsForAssignment() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration(storeTimeout: 60))
+        await world.store.scriptNextPurchases([PurchaseScript(.askToBuy, faults: DeliveryFaults(losesOrderToken: true)),
+                                               PurchaseScript(.success, faults: DeliveryFaults(losesOrderToken: true))])
+        _ = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "bob") }
+        await world.clock.waitForSleepers(count: 1)
+        world.clock.advance(by: 60)
+        _ = try await call.value
+
+        let flagged = await engine.openOrders().filter { $0.status == .needsAttention }
+        let order = try XCTUnwrap(flagged.first)
+        XCTAssertEqual(order.userID, "", "two users could own it: nobody is credited")
+        await engine.retryPendingDeliveries()
+        let allCredits = await world.server.allCredits
+        XCTAssertTrue(allCredits.isEmpty)
+
+        // Someone who knows (support, the app's server) assigns it.
+        let assigned = try await engine.assign(orderID: order.id, toUser: "bob")
+        XCTAssertEqual(assigned.status, .completed)
+        let bobCredits = await world.server.credits(forUser: "bob")
+        XCTAssertEqual(bobCredits.count, 1)
+        do {
+            _ = try await engine.assign(orderID: "nope", toUser: "bob")
+            XCTFail("expected orderNotFound")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .orderNotFound)
+        }
+    }
+
+    func testAPurchaseFromAnotherDeviceIsCreditedToTheCurrentUser() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await engine.setCurrentUser("carol")
+        // The same account buys on another device: the store delivers a transaction no order waits for.
+        let otherDevice = SimulatedDevice(world: world)
+        try await otherDevice.buy(Catalog.pro)
+        await engine.waitUntilIdle()
+        let orders = await world.orders.orders(forUser: "carol")
+        XCTAssertEqual(orders.map(\.source), [.otherDevice])
+        XCTAssertEqual(orders.map(\.status), [.completed])
+        let entitlements = try await engine.entitlements(user: "carol")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.pro])
+    }
+}
+
+/// A second device of the same store account: it adds payments with no
+/// engine of ours attached, so its transactions reach our engine unannounced.
+struct SimulatedDevice {
+    let world: World
+
+    func buy(_ productID: String) async throws {
+        try await world.store.add(Payment(productID: productID, orderToken: "token-of-another-device", userID: "someone"))
+    }
+}
