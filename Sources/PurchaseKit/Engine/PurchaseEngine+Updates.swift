@@ -62,8 +62,13 @@ extension PurchaseEngine {
     /// start the delivery.
     private func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind) async {
         var candidates = Array(orders.values)
-        if let archived = try? await store.order(transactionID: transaction.id), orders[archived.id] == nil {
-            candidates.append(archived)
+        // Archived orders matter too: a late duplicate of a finished purchase,
+        // and the first purchase of a subscription whose renewal this is.
+        for id in Set([transaction.id, transaction.originalID]) {
+            if let archived = try? await store.order(transactionID: id), orders[archived.id] == nil,
+               !candidates.contains(where: { $0.id == archived.id }) {
+                candidates.append(archived)
+            }
         }
         switch configuration.reconciler.match(transaction, orders: candidates, currentUserID: currentUserID) {
         case .duplicate(let orderID):

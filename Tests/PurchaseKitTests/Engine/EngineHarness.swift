@@ -31,9 +31,10 @@ struct World {
     let orders: InMemoryOrderStore
     let log = RecordingLogHandler()
 
-    init(seed: UInt64 = 1, orders: InMemoryOrderStore = InMemoryOrderStore()) {
+    init(seed: UInt64 = 1, orders: InMemoryOrderStore = InMemoryOrderStore(),
+         settings: StoreKitConfiguration.Settings = .init()) {
         let signer = ReceiptSigner()
-        store = SimulatedPaymentQueue(products: Catalog.products, clock: clock, seed: seed, signer: signer)
+        store = SimulatedPaymentQueue(products: Catalog.products, settings: settings, clock: clock, seed: seed, signer: signer)
         server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
         self.orders = orders
     }
