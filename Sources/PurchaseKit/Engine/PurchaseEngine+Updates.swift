@@ -30,7 +30,7 @@ extension PurchaseEngine {
                 log(.warning, "A paid update without a transaction was ignored", ["productID": update.productID])
                 return
             }
-            await handlePaid(transaction, kind: update.kind)
+            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken)
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
@@ -60,7 +60,7 @@ extension PurchaseEngine {
 
     /// A paid transaction: find or make its order, save it as `purchased`, and
     /// start the delivery.
-    private func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind) async {
+    private func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?) async {
         var candidates = Array(orders.values)
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
@@ -72,6 +72,13 @@ extension PurchaseEngine {
         }
         switch configuration.reconciler.match(transaction, orders: candidates, currentUserID: currentUserID) {
         case .duplicate(let orderID):
+            if let updateToken, let waiting = orders.values.first(where: { $0.token == updateToken && $0.id != orderID && $0.transaction == nil }) {
+                // The store answered a new payment with a transaction an earlier
+                // order already holds: the account owns the product, nothing was charged.
+                log(.info, "The store account already owns the product", ["orderID": waiting.id, "ownedBy": orderID])
+                await drive(orderID: waiting.id, .store(.failed(.alreadyOwned), nil))
+                return
+            }
             counters.staleUpdatesIgnored += 1
             await handleDuplicate(transaction, orderID: orderID, candidates: candidates)
         case .order(let orderID):

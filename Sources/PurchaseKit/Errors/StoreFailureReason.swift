@@ -12,6 +12,10 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
     case clientInvalid
     /// Ask to Buy: the parent declined.
     case declined
+    /// The store account already owns the product (a non-consumable, or a
+    /// subscription still running): nothing was charged and the store answered
+    /// with the existing transaction, which belongs to an earlier order.
+    case alreadyOwned
     /// The store gave no reason.
     case unknown
 
@@ -24,6 +28,7 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         case .productNotAvailable: return "the product is not available in this storefront."
         case .clientInvalid: return "the store account is signed out or restricted."
         case .declined: return "the request to buy was declined."
+        case .alreadyOwned: return "the store account already owns this product; nothing was charged."
         case .unknown: return "the store gave no reason."
         }
     }
@@ -36,6 +41,7 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         case .networkError: return "Nothing was charged; let the user try again when online."
         case .productNotAvailable: return "Hide the product in this storefront."
         case .declined: return "Tell the user the request was declined; nothing was charged."
+        case .alreadyOwned: return "Check entitlements: if the earlier order is this user's, it is already delivered; otherwise the purchase belongs to another user of this store account."
         case .unknown: return "Let the user try again later."
         }
     }

@@ -36,8 +36,15 @@ extension SimulatedPaymentQueue {
         }
         switch behavior {
         case .success:
-            let transaction = owned(product) ?? charge(product, quantity: payment.quantity, orderToken: token,
-                                                        userID: payment.userID, at: now)
+            if let existing = owned(product) {
+                // Nothing is charged: the existing transaction comes back, reported
+                // against this payment (its token), as the store answers this payment.
+                var answer = update(.purchased, for: existing)
+                answer.orderToken = token
+                await send([report(.purchasing), answer], faults: faults)
+                return
+            }
+            let transaction = charge(product, quantity: payment.quantity, orderToken: token, userID: payment.userID, at: now)
             await send([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
         case .userCancel:
             await send([report(.purchasing), report(.cancelled)], faults: faults)

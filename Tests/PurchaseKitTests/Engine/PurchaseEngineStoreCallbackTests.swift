@@ -145,3 +145,26 @@ struct SimulatedDevice {
         try await world.store.add(Payment(productID: productID, orderToken: "token-of-another-device", userID: "someone"))
     }
 }
+
+final class AlreadyOwnedTests: XCTestCase {
+    func testBuyingAnOwnedNonConsumableAgainChargesNothingAndSaysSo() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        let first = try await engine.purchase(productID: Catalog.pro, user: "alice").order
+        for user in ["alice", "bob"] {
+            do {
+                _ = try await engine.purchase(productID: Catalog.pro, user: user)
+                XCTFail("expected alreadyOwned for \(user)")
+            } catch let error as PurchaseKitError {
+                XCTAssertEqual(error.code, .paymentFailed)
+                XCTAssertEqual(error.storeReason, .alreadyOwned)
+            }
+        }
+        let transactions = await world.store.allTransactions()
+        XCTAssertEqual(transactions.map(\.id), [first.transactionID].compactMap { $0 }, "nothing charged twice")
+        let bobEntitlements = try await engine.entitlements(user: "bob")
+        XCTAssertTrue(bobEntitlements.isEmpty, "alice's purchase is never credited to bob")
+        let credits = await world.creditCounts()
+        XCTAssertEqual(Array(credits.values), [1])
+    }
+}
