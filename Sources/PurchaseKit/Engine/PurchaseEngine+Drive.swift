@@ -176,10 +176,12 @@ extension PurchaseEngine {
         timers[orderID] = RetryTimer(deadline: date, token: token, task: task)
     }
 
-    private func retryTimerFired(orderID: String, token: UInt64) async {
+    /// Hands the due retry over to tracked work in the same actor turn that
+    /// drops the timer, so ``waitUntilIdle()`` never sees a gap between them.
+    private func retryTimerFired(orderID: String, token: UInt64) {
         guard timers[orderID]?.token == token else { return }
         timers[orderID] = nil
-        await drive(orderID: orderID, .deliveryDue)
+        spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
     }
 
     func cancelRetry(orderID: String) {
