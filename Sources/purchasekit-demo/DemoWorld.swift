@@ -98,7 +98,12 @@ struct DemoWorld: Sendable {
         for problem in report.problems {
             terminal.line(terminal.paint("A saved order could not be read and was set aside: \(problem.message)", .red))
         }
-        await settle()
+        await engine.waitUntilIdle()
+        let recovered = await timeline.take()
+        if !recovered.isEmpty {
+            terminal.line(terminal.paint("At launch, the engine recovered what an earlier run left:", .bold))
+            printer.print(recovered)
+        }
     }
 
     /// Waits until the engine has nothing left to do now, then prints the timeline so far.
