@@ -54,6 +54,8 @@ struct BackendState: Codable, Sendable {
     var timeRateFactor: Double
     /// The next order number the app's server hands out (`order-1`, `order-2`...).
     var nextOrderNumber = 1
+    /// The app's logged-in user: the last one named on the command line.
+    var currentUser: String?
     /// Every user the app has bought or restored for, sorted.
     var users: [String] = []
     /// The deliveries the server recorded, one per transaction.
@@ -125,6 +127,13 @@ actor Backend {
         guard self.credit(transactionID: credit.transactionID) == nil else { return }
         state.credits.append(credit)
         try noteUser(credit.userID)
+        try save()
+    }
+
+    /// Remembers the logged-in user for the next runs.
+    func setCurrentUser(_ userID: String) throws {
+        guard state.currentUser != userID else { return }
+        state.currentUser = userID
         try save()
     }
 

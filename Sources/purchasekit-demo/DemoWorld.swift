@@ -92,8 +92,16 @@ struct DemoWorld: Sendable {
     /// Starts the engine as an app does at launch: it loads the saved orders,
     /// attaches to the store (which replays unfinished transactions) and recovers.
     /// Prints what recovery did.
+    ///
+    /// The engine's current user is `user`, or the one logged in at the last
+    /// run. It matters beyond purchases: the engine credits renewals whose
+    /// first order is archived to the current user (its reconciler does not
+    /// look archived orders up by original transaction), and flags them
+    /// `needsAttention` when nobody is logged in.
     func start(user: String? = nil) async throws {
-        await engine.setCurrentUser(user)
+        var current = user
+        if let user { try await backend.setCurrentUser(user) } else { current = await backend.state.currentUser }
+        await engine.setCurrentUser(current)
         let report = try await engine.start()
         for problem in report.problems {
             terminal.line(terminal.paint("A saved order could not be read and was set aside: \(problem.message)", .red))
