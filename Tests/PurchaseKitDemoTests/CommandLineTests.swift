@@ -130,4 +130,15 @@ final class CommandLineTests: XCTestCase {
         let drawnMoves = mermaidLines.filter { $0.contains(" --> ") && !$0.contains("[*]") }
         XCTAssertEqual(drawnMoves.count, OrderTransitionTable.allMoves.count)
     }
+
+    func testTheIntegrationGuideShowsTheDiagramTheTableDraws() throws {
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/IntegrationGuide.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let start = try XCTUnwrap(text.range(of: "```mermaid\n"))
+        let end = try XCTUnwrap(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        let states = try demo.run(["states", "--format", "mermaid"])
+        XCTAssertEqual(String(text[start.upperBound..<end.lowerBound]) + "\n", states.stdout,
+                       "regenerate the diagram with `purchasekit-demo states`")
+    }
 }
