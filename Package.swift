@@ -32,6 +32,13 @@ let package = Package(
             name: "PurchaseKitTests",
             dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
         ),
+        // Runs the built purchasekit-demo as a user would; depending on the
+        // executable target makes SwiftPM build it before the tests.
+        .testTarget(
+            name: "PurchaseKitDemoTests",
+            dependencies: ["purchasekit-demo", "PurchaseKit"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "PurchaseKitSimulatorTests",
             dependencies: ["PurchaseKit", "PurchaseKitSimulator"],

@@ -1,0 +1,85 @@
+import Foundation
+import PurchaseKit
+import PurchaseKitSimulator
+
+extension Commands {
+    static let refund = Command(
+        name: "refund", synopsis: "refund TRANSACTION_ID",
+        summary: "The store refunds a transaction; the app revokes it.",
+        details: "The simulated store refunds TRANSACTION_ID (see `orders`) and reports the\nrevocation; the engine revokes the order and the entitlement goes away.",
+        spec: .init()
+    ) { arguments, context in
+        let transactionID = try arguments.positionals(["TRANSACTION_ID"])[0]
+        let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
+        try await world.start()
+        context.terminal.line("The store refunds transaction \(transactionID):")
+        try await world.store.refund(transactionID: transactionID)
+        try await world.close()
+        return 0
+    }
+
+    static let restore = Command(
+        name: "restore", synopsis: "restore [--user U]",
+        summary: "Restore the account's non-consumables and subscriptions.",
+        details: "Asks the store for the account's restorable purchases and delivers them to\nthe user, never twice and never to a user another order already holds.\n\n  --user U          the app's user (default alice)",
+        spec: .init(valueOptions: ["user"])
+    ) { arguments, context in
+        _ = try arguments.positionals([])
+        let user = arguments.value("user") ?? "alice"
+        let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
+        try await world.start(user: user)
+        try await world.backend.noteUser(user)
+        context.terminal.line("Restoring purchases for \(user):")
+        let result = try await world.engine.restorePurchases(user: user)
+        try await world.close()
+        let names = result.restoredProductIDs.map(world.printer.name(of:))
+        context.terminal.line(names.isEmpty ? "Nothing to restore." : "Restored: " + names.joined(separator: ", ") + ".")
+        return 0
+    }
+
+    static let renew = Command(
+        name: "renew", synopsis: "renew --months N",
+        summary: "Advance the simulated clock; subscriptions renew.",
+        details: """
+        Moves the story's clock forward N months of subscription time (a month is
+        thirty days, scaled by the configuration's time rate), one month at a time,
+        and lets the store renew subscriptions and the engine deliver the renewals.
+
+          --months N        how many months (1 to 120)
+        """,
+        spec: .init(valueOptions: ["months"])
+    ) { arguments, context in
+        _ = try arguments.positionals([])
+        guard arguments.value("months") != nil else { throw UsageError(message: "missing --months N", command: "renew") }
+        let months = try arguments.positiveInt("months", default: 1, maximum: 120)
+        let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
+        try await world.start()
+        try await world.renew(months: months)
+        try await world.close()
+        for user in await world.backend.state.users {
+            let status = try await world.engine.subscriptionStatus(user: user)
+            guard !status.isEmpty else { continue }
+            context.terminal.line("\(user): " + status.sorted { $0.key < $1.key }.map { "group \($0.key) \($0.value.rawValue)" }.joined(separator: ", "))
+        }
+        return 0
+    }
+}
+
+extension DemoWorld {
+    /// Thirty days of subscription time, in clock seconds.
+    func monthInClockSeconds() async -> TimeInterval {
+        30 * 86_400 / max(1, await backend.state.timeRateFactor)
+    }
+
+    /// Advances the clock month by month; each month the store renews and the engine delivers.
+    func renew(months: Int) async throws {
+        let month = await monthInClockSeconds()
+        for index in 1...months {
+            try await advanceClock(to: clock.now.addingTimeInterval(month))
+            terminal.line(terminal.paint("— month \(index): the clock reads \(clock.now.demoText)", .bold))
+            await store.processRenewals()
+            await queue.save()
+            await settle()
+        }
+    }
+}
