@@ -7,7 +7,7 @@ import XCTest
 final class DocSamplesTests: XCTestCase {
     private static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    private static let documents = ["docs/IntegrationGuide.md", "docs/README-sections.md", "README.md"]
+    private static let documents = ["docs/IntegrationGuide.md", "README.md"]
 
     /// The ```swift blocks of a Markdown text, as lines.
     static func swiftBlocks(in markdown: String) -> [[String]] {

@@ -6,10 +6,35 @@
 // `showMessage`...) and for `os.Logger` and swift-log's `Logging.Logger`,
 // which are not available on Linux or without package dependencies.
 
-import Foundation
-import PurchaseKit
 import PurchaseKitSimulator
 import XCTest
+// The README's quick start, exactly:
+import Foundation
+import PurchaseKit
+
+func makeEngine(store: any PaymentQueue, server: any ReceiptVerifier, ordersFolder: URL) async throws -> PurchaseEngine {
+    let engine = try PurchaseEngine(configuration: .init(
+        paymentQueue: store,                                   // the App Store, or SimulatedPaymentQueue
+        receiptVerifier: server,                               // your server: verify, credit once per transaction id
+        orderStore: try FileOrderStore(directory: ordersFolder)))
+    try await engine.start()                                   // at launch, before any UI: recovers what a kill left
+    return engine
+}
+
+func buyCoins(with engine: PurchaseEngine, user: String) async {
+    do {
+        switch try await engine.purchase(productID: "com.example.coins.100", user: user) {
+        case .success(let order): print("delivered", order.id)
+        case .userCancelled: print("cancelled")
+        case .pending(_, let reason): print("pending:", reason)   // Ask to Buy, or delivery retrying
+        }
+    } catch let error as PurchaseKitError {
+        print(error.message, error.advice)                     // typed: error.code says what happened
+    } catch {
+        print(error)
+    }
+}
+
 
 // MARK: Stand-ins for the app's own code
 
