@@ -38,7 +38,10 @@ extension PurchaseEngine {
             for action in step.actions {
                 switch action {
                 case .persist:
-                    guard await persist(step.order, previous: order) else { return }
+                    guard await persist(step.order, previous: order) else {
+                        answerAfterFailedSave(attempted: step.order)
+                        return
+                    }
                 case .verify:
                     if deferDelivery {
                         spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
@@ -60,6 +63,22 @@ extension PurchaseEngine {
         var final = orders[orderID]
         if final == nil { final = try? await store.order(id: orderID) }
         if let final { settleWaiter(for: final, after: last) }
+    }
+
+    /// A save failed, so the order did not move. The purchase call waiting on
+    /// it is answered now rather than left to its timeout: a paid order is
+    /// safe with the store, which replays its unfinished transaction at the
+    /// next launch or retry trigger.
+    private func answerAfterFailedSave(attempted: Order) {
+        guard waiters[attempted.id] != nil else { return }
+        if attempted.transaction != nil {
+            resolveWaiter(orderID: attempted.id, with: .success(.pending(attempted, .deliveryRetrying)))
+        } else {
+            resolveWaiter(orderID: attempted.id, with: .failure(PurchaseKitError(
+                .persistenceWriteFailed, "Order '\(attempted.id)' could not be saved.",
+                advice: "Free some storage and try again; if the store charged the user, the payment is delivered at the next launch.",
+                orderID: attempted.id)))
+        }
     }
 
     /// Double-checks the state machine's move against the table; a refusal is a
