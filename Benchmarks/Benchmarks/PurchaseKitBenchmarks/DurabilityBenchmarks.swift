@@ -24,7 +24,7 @@ enum DurabilityBenchmarks {
         Benchmark(
             "Durable write of one order file (temp file, fsync, rename, dir fsync)",
             configuration: .init(
-                metrics: [.throughput, .wallClock, .cpuTotal, .mallocCountTotal],
+                metrics: [.throughput, .wallClock, .mallocCountTotal],
                 warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
                 setup: { scratch.value = try ScratchDirectory("durable-write") },
                 teardown: { scratch.value.remove(); scratch.clear() })

@@ -17,7 +17,7 @@ enum FaultSimulationBenchmarks {
         Benchmark(
             "Fault simulation: one seed, up to \(maximumPurchases) purchases",
             configuration: .init(
-                metrics: [.throughput, .wallClock, .cpuTotal, .mallocCountTotal],
+                metrics: [.throughput, .wallClock, .mallocCountTotal],
                 warmupIterations: 3, maxDuration: .seconds(5), maxIterations: 10_000)
         ) { _ in
             _ = await FaultSimulation.runOne(seed: nextSeed.next(), maximumPurchases: maximumPurchases)

@@ -32,7 +32,7 @@ enum RecoveryBenchmarks {
             "Launch recovery, \(grouped(count)) open orders: \(kind.rawValue)",
             configuration: .init(
                 metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
-                warmupIterations: 1, maxDuration: .seconds(count > 10_000 ? 8 : 4), maxIterations: count > 10_000 ? 5 : 20,
+                warmupIterations: 1, maxDuration: .seconds(count > 10_000 ? 10 : 4), maxIterations: count > 10_000 ? 3 : 20,
                 setup: { fixture.value = try await StoreFixture(kind: kind, count: count) },
                 teardown: { fixture.value.remove(); fixture.clear() })
         ) { benchmark in

@@ -26,9 +26,9 @@ enum SaveBenchmarks {
         Benchmark(
             "One save, \(grouped(count)) orders stored: \(kind.rawValue)",
             configuration: .init(
-                metrics: [.throughput, .wallClock, .cpuTotal, .mallocCountTotal],
+                metrics: [.throughput, .wallClock, .mallocCountTotal],
                 warmupIterations: slowBaseline ? 1 : 10, maxDuration: .seconds(slowBaseline ? 10 : 3),
-                maxIterations: slowBaseline ? 8 : 5_000,
+                maxIterations: slowBaseline ? 3 : 5_000,
                 setup: {
                     fixture.value = try await StoreFixture(kind: kind, count: count)
                     store.value = try fixture.value.open()
