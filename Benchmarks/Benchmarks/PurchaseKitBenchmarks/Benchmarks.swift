@@ -1,0 +1,11 @@
+import Benchmark
+
+/// Every PurchaseKit benchmark. Run them with
+/// `swift package --package-path Benchmarks benchmark` (see the README).
+let benchmarks: @Sendable () -> Void = {
+    PurchaseBenchmarks.register()
+    DurabilityBenchmarks.register()
+    RecoveryBenchmarks.register()
+    SaveBenchmarks.register()
+    FaultSimulationBenchmarks.register()
+}

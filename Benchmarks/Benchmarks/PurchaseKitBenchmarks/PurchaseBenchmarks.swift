@@ -1,0 +1,148 @@
+import Benchmark
+import Foundation
+import PurchaseKit
+
+/// Items 1, 2 and 5 of the benchmark plan: end-to-end simulated purchases,
+/// one at a time and 64 in flight, on each order store.
+///
+/// A purchase is the whole lifecycle: the order is made and saved, the payment
+/// goes to the simulated store (no latency), the transaction is saved, the
+/// verifier (always `.delivered`, no network) is asked, the delivery is saved,
+/// the transaction is finished, the order is completed and archived. Every
+/// store starts empty; its archive grows by one order per purchase.
+enum PurchaseBenchmarks {
+    static let inFlight = 64
+
+    static let latency = BenchmarkMetric.custom("latency per purchase (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let purchasesPerSecond = BenchmarkMetric.custom("purchases per second", polarity: .prefersLarger, useScalingFactor: false)
+
+    static func register() {
+        for kind in StoreKind.allCases {
+            registerOneAtATime(kind)
+            registerInFlight(kind)
+        }
+    }
+
+    /// One purchase per iteration, awaited: wall clock percentiles are the latency of one purchase.
+    static func registerOneAtATime(_ kind: StoreKind) {
+        let rig = Shared<PurchaseRig>()
+        Benchmark(
+            "Purchase, one at a time: \(kind.rawValue)",
+            configuration: .init(
+                metrics: [.throughput, .wallClock, .mallocCountTotal],
+                warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
+                setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: 1) },
+                teardown: { rig.value.close(); rig.clear() })
+        ) { benchmark in
+            do {
+                try await rig.value.purchase(user: "user-1")
+            } catch {
+                benchmark.error("\(error)")
+            }
+        }
+    }
+
+    /// How many purchases one iteration of the 64-in-flight benchmark makes:
+    /// enough to keep 64 in flight most of the time, few enough that the slow
+    /// baseline (whose every save rewrites all the orders it holds) finishes.
+    static func purchasesPerRound(_ kind: StoreKind) -> Int {
+        switch kind {
+        case .inMemory: return 1_024
+        case .file, .grdb: return 256
+        case .jsonArray: return 64
+        }
+    }
+
+    /// A round of purchases per iteration, 64 in flight (64 users, one payment
+    /// in flight each; `maximumConcurrentPurchases` = 64). Throughput and the
+    /// latency of each purchase are custom metrics; wall clock and allocations
+    /// are per round (divide by ``purchasesPerRound(_:)``).
+    static func registerInFlight(_ kind: StoreKind) {
+        let rig = Shared<PurchaseRig>()
+        let round = purchasesPerRound(kind)
+        Benchmark(
+            "Purchase, \(inFlight) in flight (\(round) per iteration): \(kind.rawValue)",
+            configuration: .init(
+                metrics: [.wallClock, .mallocCountTotal, purchasesPerSecond, latency],
+                warmupIterations: 1, maxDuration: .seconds(4), maxIterations: kind == .jsonArray ? 3 : 100,
+                setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: inFlight) },
+                teardown: { rig.value.close(); rig.clear() })
+        ) { benchmark in
+            do {
+                let start = ContinuousClock.now
+                let latencies = try await rig.value.purchaseConcurrently(total: round, inFlight: inFlight)
+                let elapsed = DurabilityBenchmarks.microseconds(start.duration(to: .now))
+                benchmark.measurement(purchasesPerSecond, round * 1_000_000 / max(elapsed, 1))
+                for microseconds in latencies { benchmark.measurement(latency, microseconds) }
+            } catch {
+                benchmark.error("\(error)")
+            }
+        }
+    }
+}
+
+/// An engine on the simulated store, over one order store.
+struct PurchaseRig: Sendable {
+    let engine: PurchaseEngine
+    let scratch: ScratchDirectory
+
+    init(kind: StoreKind, maximumConcurrentPurchases: Int, wrap: (any OrderStore) -> any OrderStore = { $0 }) async throws {
+        scratch = try ScratchDirectory("purchase-\(kind)")
+        engine = try Fixtures.engine(store: wrap(try kind.makeStore(in: scratch)),
+                                     maximumConcurrentPurchases: maximumConcurrentPurchases)
+        try await engine.start()
+    }
+
+    /// One purchase, until the engine has nothing left to do (the order archived).
+    func purchase(user: String) async throws {
+        let result = try await engine.purchase(productID: Fixtures.coins.id, user: user)
+        guard case .success = result else { throw BenchmarkFailure("A purchase did not succeed: \(result)") }
+        await engine.waitUntilIdle()
+    }
+
+    /// `total` purchases by `inFlight` users at once; returns each purchase's latency in microseconds.
+    func purchaseConcurrently(total: Int, inFlight: Int) async throws -> [Int] {
+        let tickets = Tickets(total)
+        let engine = self.engine
+        let latencies = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for worker in 0..<inFlight {
+                group.addTask {
+                    var mine: [Int] = []
+                    let clock = ContinuousClock()
+                    while tickets.take() {
+                        let start = clock.now
+                        let result = try await engine.purchase(productID: Fixtures.coins.id, user: "user-\(worker)")
+                        guard case .success = result else { throw BenchmarkFailure("A purchase did not succeed: \(result)") }
+                        mine.append(DurabilityBenchmarks.microseconds(start.duration(to: clock.now)))
+                    }
+                    return mine
+                }
+            }
+            var all: [Int] = []
+            for try await mine in group { all += mine }
+            return all
+        }
+        await engine.waitUntilIdle()
+        return latencies
+    }
+
+    func close() { scratch.remove() }
+}
+
+/// A fixed number of tickets handed out to concurrent workers.
+///
+/// `@unchecked Sendable` is safe: the count is only touched under the lock.
+final class Tickets: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left: Int
+
+    init(_ count: Int) { left = count }
+
+    func take() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard left > 0 else { return false }
+        left -= 1
+        return true
+    }
+}
