@@ -12,7 +12,8 @@ public enum OrderEvent: Sendable, Equatable {
     case finished
     /// A delivery attempt is due (a retry timer, a retry trigger, launch).
     case deliveryDue
-    /// A delivered order's transaction still has to be finished (launch, manual finish).
+    /// A delivered, rejected or revoked order's transaction still has to be
+    /// finished (launch, retry triggers, manual finish).
     case finishDue
     /// The app stopped before the payment reached the store: nothing was charged.
     case abandoned
@@ -128,7 +129,10 @@ public struct OrderStateMachine: Sendable {
             return Step(order: next, actions: [.verify])
 
         case .finishDue:
-            guard next.status == .delivered, !next.isFinished, let transactionID = next.transactionID else { return unchanged }
+            // Delivered, rejected and revoked transactions are all owed a finish;
+            // a finish that failed once must be tried again, or the store replays
+            // the transaction forever.
+            guard next.status.owesFinish, !next.isFinished, let transactionID = next.transactionID else { return unchanged }
             return Step(order: next, actions: [.finish(transactionID: transactionID)])
 
         case .abandoned:
@@ -199,4 +203,10 @@ public struct OrderStateMachine: Sendable {
         order.updatedAt = now
         return true
     }
+}
+
+extension OrderStatus {
+    /// Whether a transaction in this status is finished by the engine once
+    /// nothing more is owed: delivered (with automatic finishing), rejected, revoked.
+    var owesFinish: Bool { self == .delivered || self == .rejected || self == .revoked }
 }

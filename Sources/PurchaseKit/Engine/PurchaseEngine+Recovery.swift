@@ -2,20 +2,27 @@ import Foundation
 
 extension PurchaseEngine {
     /// Tries every owed delivery now — of one user, or of everyone — and
-    /// finishes delivered transactions the store still holds. Call it at login,
+    /// finishes delivered, rejected and revoked transactions the store still
+    /// holds. It first asks the store to replay its unfinished transactions,
+    /// so that one whose update could not be saved is picked up. Call it at login,
     /// on a user switch and when the network comes back. Orders of other users
     /// are never credited to `user`: each delivery goes to its order's user.
     ///
     /// - Returns: the orders tried, as they stand afterwards.
     @discardableResult
     public func retryPendingDeliveries(user userID: String? = nil) async -> [Order] {
+        // A paid update whose order could not be saved was dropped; the store
+        // still holds the transaction. Attaching again replays it now, instead
+        // of at the next launch. Known transactions come back as duplicates.
+        if started { await queue.attach(self) }
         let due = orders.values
-            .filter { ($0.status.owesDelivery || ($0.status == .delivered && !$0.isFinished)) && (userID == nil || $0.userID == userID) }
+            .filter { ($0.status.owesDelivery || ($0.status.owesFinish && $0.transaction != nil && !$0.isFinished))
+                && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
         await withTaskGroup(of: Void.self) { group in
             for order in due {
-                let event: OrderEvent = order.status == .delivered ? .finishDue : .deliveryDue
+                let event: OrderEvent = order.status.owesDelivery ? .deliveryDue : .finishDue
                 group.addTask { await self.drive(orderID: order.id, event) }
             }
         }

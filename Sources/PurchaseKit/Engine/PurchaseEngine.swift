@@ -122,6 +122,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
         switch order.status {
         case .purchased, .needsAttention: event = .deliveryDue
         case .delivered: event = configuration.finishPolicy == .afterDelivery ? .finishDue : nil
+        case .rejected, .revoked: event = order.transaction != nil && !order.isFinished ? .finishDue : nil
         case .created: event = .abandoned
         default: event = nil
         }

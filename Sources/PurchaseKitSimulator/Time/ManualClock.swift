@@ -48,12 +48,20 @@ public final class ManualClock: PurchaseClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, woken) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
+                // Cancelled after the check above but before this registration, the
+                // cancellation handler found no sleeper to resume: check again under
+                // the lock, or the sleeper would wait for its deadline.
+                let (outcome, woken) = state.withLock { s -> (Bool?, [CheckedContinuation<Void, Never>]) in
+                    if Task.isCancelled { return (false, []) }
                     if deadline <= s.now { return (true, []) }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return (false, Self.takeSatisfiedWaiters(&s))
+                    return (nil, Self.takeSatisfiedWaiters(&s))
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
                 for waiter in woken { waiter.resume() }
             }
         } onCancel: {

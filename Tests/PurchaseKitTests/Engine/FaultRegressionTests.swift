@@ -1,0 +1,140 @@
+import Foundation
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Engine bugs the fault simulation found, each pinned by a small test.
+final class FaultRegressionTests: XCTestCase {
+    /// A rejected receipt's transaction is finished at once; when that finish
+    /// failed, nothing tried again and the store replayed it forever.
+    func testARejectedTransactionWhoseFinishFailedIsFinishedByTheRetryTriggers() async throws {
+        let world = World()
+        let queue = FlakyFinishQueue(base: world.store)
+        let engine = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
+        do {
+            _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
+            XCTFail("expected a rejection")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .verificationRejected)
+        }
+        let transactions = await world.store.allTransactions()
+        let transactionID = try XCTUnwrap(transactions.first?.id)
+        var unfinished = await world.store.unfinishedTransactions()
+        XCTAssertEqual(unfinished.map(\.id), [transactionID], "the first finish failed")
+
+        await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty)
+        let order = await world.orders.order(transactionID: transactionID)
+        XCTAssertEqual(order?.status, .rejected)
+        XCTAssertTrue(order?.isFinished ?? false)
+        let credits = await world.server.creditCount(transactionID: transactionID)
+        XCTAssertEqual(credits, 0)
+    }
+
+    /// The same, recovered by the next launch instead.
+    func testARejectedTransactionWhoseFinishFailedIsFinishedAtTheNextLaunch() async throws {
+        let world = World()
+        let queue = FlakyFinishQueue(base: world.store)
+        let first = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
+        _ = try? await first.purchase(productID: Catalog.coins, user: "alice")
+        var unfinished = await world.store.unfinishedTransactions()
+        XCTAssertEqual(unfinished.count, 1)
+
+        _ = try await world.engine(world.configuration(verifier: ForgingVerifier()))
+        unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty)
+        let archived = await world.orders.archivedOrders()
+        XCTAssertEqual(archived.map(\.status), [.rejected])
+    }
+
+    /// A paid update whose order could not be saved was dropped until the
+    /// next launch: retry triggers (login, network back, on demand) never saw it.
+    func testAPaidUpdateWhoseSaveFailedIsPickedUpByTheRetryTriggers() async throws {
+        let world = World()
+        let orders = FlakyPaidSaveStore(base: world.orders)
+        let engine = try await world.engine(world.configuration(store: orders, storeTimeout: 600))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await orders.waitForFailure()
+        await engine.waitUntilIdle()
+        let transactions = await world.store.allTransactions()
+        let transactionID = try XCTUnwrap(transactions.first?.id)
+        var credits = await world.server.creditCount(transactionID: transactionID)
+        XCTAssertEqual(credits, 0, "the paid update was not recorded")
+
+        await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        credits = await world.server.creditCount(transactionID: transactionID)
+        XCTAssertEqual(credits, 1)
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty)
+        world.clock.advance(by: 600) // a call still waiting ends as pending, so a failure cannot hang
+        let result = try await call.value
+        guard case .success(let order) = result else { return XCTFail("\(result)") }
+        XCTAssertEqual(order.transactionID, transactionID)
+        XCTAssertEqual(order.userID, "alice")
+    }
+}
+
+/// A store whose first `finish` fails.
+struct FlakyFinishQueue: PaymentQueue {
+    struct Down: Error {}
+    let base: SimulatedPaymentQueue
+    private let failed = Locked(false)
+
+    init(base: SimulatedPaymentQueue) { self.base = base }
+
+    func products(for identifiers: Set<String>) async throws -> ProductsResponse { try await base.products(for: identifiers) }
+    func canMakePayments() async -> Bool { await base.canMakePayments() }
+    func add(_ payment: Payment) async throws { try await base.add(payment) }
+    func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
+    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
+
+    func finish(transactionID: String) async throws {
+        let first = failed.withLock { failed -> Bool in
+            defer { failed = true }
+            return !failed
+        }
+        if first { throw Down() }
+        try await base.finish(transactionID: transactionID)
+    }
+}
+
+/// An order store whose first save of a paid order fails, and says so.
+final class FlakyPaidSaveStore: OrderStore {
+    struct Full: Error {}
+    let base: InMemoryOrderStore
+    private let failed = Locked(false)
+    private let (failures, failure) = AsyncStream<Void>.makeStream()
+
+    init(base: InMemoryOrderStore) { self.base = base }
+
+    /// Returns once the save has failed.
+    func waitForFailure() async {
+        var iterator = failures.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
+    func save(_ order: Order) async throws {
+        if order.status == .purchased {
+            let first = failed.withLock { failed -> Bool in
+                defer { failed = true }
+                return !failed
+            }
+            if first {
+                failure.yield()
+                throw Full()
+            }
+        }
+        await base.save(order)
+    }
+
+    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
+    func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
+    func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
+    func order(id: String) async throws -> Order? { await base.order(id: id) }
+    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
+    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
+    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
+}
