@@ -42,6 +42,8 @@ extension PurchaseEngine {
         public var duplicatePurchasePolicy: DuplicatePurchasePolicy
         /// Payments in flight at once; more calls wait for a slot.
         public var maximumConcurrentPurchases: Int
+        /// Loaded orders recovered at once at launch (deliveries, finishes).
+        public var maximumConcurrentRecoveries: Int
         /// How long a purchase call waits for the store before returning
         /// `.pending(_, .storeTimeout)`; nil waits as long as it takes.
         public var storeTimeout: TimeInterval?
@@ -63,6 +65,7 @@ extension PurchaseEngine {
             reconciler: Reconciler = Reconciler(),
             duplicatePurchasePolicy: DuplicatePurchasePolicy = .reject,
             maximumConcurrentPurchases: Int = 8,
+            maximumConcurrentRecoveries: Int = 8,
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
             jitterSeed: UInt64 = 0x5EED,
@@ -78,6 +81,7 @@ extension PurchaseEngine {
             self.reconciler = reconciler
             self.duplicatePurchasePolicy = duplicatePurchasePolicy
             self.maximumConcurrentPurchases = maximumConcurrentPurchases
+            self.maximumConcurrentRecoveries = maximumConcurrentRecoveries
             self.storeTimeout = storeTimeout
             self.verificationTimeout = verificationTimeout
             self.jitterSeed = jitterSeed
@@ -94,6 +98,7 @@ extension PurchaseEngine {
                                  advice: "Fix the value passed to PurchaseEngine.init.", keyPath: key)
             }
             guard maximumConcurrentPurchases >= 1 else { throw bad("maximumConcurrentPurchases", "must be at least 1") }
+            guard maximumConcurrentRecoveries >= 1 else { throw bad("maximumConcurrentRecoveries", "must be at least 1") }
             if let storeTimeout, !(storeTimeout > 0) { throw bad("storeTimeout", "must be positive") }
             if let verificationTimeout, !(verificationTimeout > 0) { throw bad("verificationTimeout", "must be positive") }
         }

@@ -16,8 +16,7 @@ extension PurchaseEngine {
         // of at the next launch. Known transactions come back as duplicates.
         if started { await queue.attach(self) }
         let due = orders.values
-            .filter { ($0.status.owesDelivery || ($0.status.owesFinish && $0.transaction != nil && !$0.isFinished))
-                && (userID == nil || $0.userID == userID) }
+            .filter { ($0.status.owesDelivery || owesEngineFinish($0)) && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
         await withTaskGroup(of: Void.self) { group in
@@ -35,6 +34,13 @@ extension PurchaseEngine {
             }
         }
         return result
+    }
+
+    /// Whether the engine itself still has to finish the order's transaction:
+    /// with ``FinishPolicy/manual`` a delivered one waits for the app.
+    func owesEngineFinish(_ order: Order) -> Bool {
+        guard order.status.owesFinish, order.transaction != nil, !order.isFinished else { return false }
+        return order.status != .delivered || configuration.finishPolicy == .afterDelivery
     }
 
     /// Tries one order's delivery now (the manual retry).

@@ -110,14 +110,33 @@ public actor PurchaseEngine: PaymentQueueObserver {
         }
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
         await queue.attach(self)
-        for order in report.orders.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
-            recover(orderID: order.id)
-        }
+        let ids = report.orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
+        spawn { engine in await engine.recover(orderIDs: ids) }
         return report
     }
 
-    private func recover(orderID: String) {
-        guard let order = orders[orderID] else { return }
+    /// Recovers the loaded orders, oldest first, at most
+    /// `maximumConcurrentRecoveries` at a time: a launch with thousands of owed
+    /// deliveries must not send thousands of requests to the verifier at once.
+    private func recover(orderIDs: [String]) async {
+        let limit = configuration.maximumConcurrentRecoveries
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for orderID in orderIDs {
+                guard let work = recoveryWork(for: orderID) else { continue }
+                if running >= limit {
+                    await group.next()
+                    running -= 1
+                }
+                group.addTask { await work(self) }
+                running += 1
+            }
+        }
+    }
+
+    /// What launch owes one loaded order, if anything.
+    private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
+        guard let order = orders[orderID] else { return nil }
         let event: OrderEvent?
         switch order.status {
         case .purchased, .needsAttention: event = .deliveryDue
@@ -127,10 +146,11 @@ public actor PurchaseEngine: PaymentQueueObserver {
         default: event = nil
         }
         if let event {
-            spawn { engine in await engine.drive(orderID: orderID, event) }
+            return { engine in await engine.drive(orderID: orderID, event) }
         } else if order.status.isArchivable, order.transaction == nil || order.isFinished {
-            spawn { engine in await engine.archive(orderID: orderID) }
+            return { engine in await engine.archive(orderID: orderID) }
         }
+        return nil
     }
 
     // MARK: Events

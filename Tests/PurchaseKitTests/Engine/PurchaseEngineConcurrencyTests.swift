@@ -125,3 +125,49 @@ actor InFlightProbe: PaymentQueue {
         try await base.add(payment)
     }
 }
+
+final class RecoveryConcurrencyTests: XCTestCase {
+    func testLaunchRecoveryAsksTheVerifierAFewOrdersAtATime() async throws {
+        let world = World()
+        let first = try await world.engine()
+        await world.server.setFaultRates(ServerFaultRates(serverError: 1))
+        for index in 0..<12 {
+            _ = try await first.purchase(productID: Catalog.coins, user: "user-\(index)")
+        }
+        await world.server.setFaultRates(.none)
+        await world.server.setLatency(1)
+
+        let probe = ConcurrencyProbe(base: world.server)
+        var configuration = world.configuration(verifier: probe)
+        configuration.maximumConcurrentRecoveries = 3
+        let relaunched = try PurchaseEngine(configuration: configuration)
+        let earlierSleepers = world.clock.pendingSleepers // the first engine's retry timers
+        try await relaunched.start()
+        for _ in 0..<4 { // 12 owed deliveries, 3 at a time, each taking a second of the clock
+            await world.clock.waitForSleepers(count: earlierSleepers + 3)
+            world.clock.advance(by: 1)
+        }
+        await relaunched.waitUntilIdle()
+        let maximum = await probe.maximum
+        XCTAssertEqual(maximum, 3)
+        let credits = await world.creditCounts()
+        XCTAssertEqual(credits.count, 12)
+        XCTAssertTrue(credits.values.allSatisfy { $0 == 1 })
+    }
+}
+
+/// Counts verifier calls in flight.
+actor ConcurrencyProbe: ReceiptVerifier {
+    let base: any ReceiptVerifier
+    private var running = 0
+    private(set) var maximum = 0
+
+    init(base: any ReceiptVerifier) { self.base = base }
+
+    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+        running += 1
+        maximum = max(maximum, running)
+        defer { running -= 1 }
+        return try await base.verify(request)
+    }
+}
