@@ -99,15 +99,25 @@ public struct FaultSimulation: Sendable {
 
     /// The totals of many runs.
     public struct Report: Sendable, Codable {
+        /// Runs made.
         public var runs: Int
+        /// Purchase calls made.
         public var purchases: Int
+        /// Faults injected, by kind.
         public var faults: [String: Int]
+        /// Paid transactions lost (never credited, or finished or delivered without a credit).
         public var lost: Int
+        /// Transactions credited or delivered more than once.
         public var duplicated: Int
+        /// Transactions credited to someone other than the payer.
         public var wrongUser: Int
+        /// Store transactions left unfinished at the end of a run.
         public var unfinished: Int
+        /// Moves the transition table refused.
         public var invalidTransitions: Int
+        /// Entitlements or balances the ledger does not back, forged receipts credited, false successes.
         public var entitlementViolations: Int
+        /// Log lines containing a receipt or an order token.
         public var secretLeaks: Int
         /// Wall time, for the report only.
         public var seconds: Double

@@ -10,28 +10,28 @@ import PurchaseKit
 /// engine never hears back). From then on every call fails and has no
 /// effect, and the engine is detached from the store, exactly as if the
 /// process were gone; the world lives on for the next process.
-public final class ProcessKill: Sendable {
+final class ProcessKill: Sendable {
     /// The error every call of a dead process fails with.
-    public struct Killed: Error, Sendable {}
+    struct Killed: Error, Sendable {}
 
     /// Before or after the counted call.
-    public enum Timing: String, Sendable, Hashable, Codable {
+    enum Timing: String, Sendable, Hashable, Codable {
         case before, after
     }
 
     /// Where to die: the `call`-th counted call (1-based), before or after it.
-    public struct Point: Sendable, Hashable, Codable, CustomStringConvertible {
+    struct Point: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The number of the counted call.
-        public var call: Int
+        var call: Int
         /// Before or after it.
-        public var timing: Timing
+        var timing: Timing
 
-        public init(call: Int, timing: Timing) {
+        init(call: Int, timing: Timing) {
             self.call = call
             self.timing = timing
         }
 
-        public var description: String { "\(timing.rawValue) call #\(call)" }
+        var description: String { "\(timing.rawValue) call #\(call)" }
     }
 
     private enum Decision {
@@ -59,13 +59,13 @@ public final class ProcessKill: Sendable {
     }
 
     /// Whether the process has died.
-    public var isDead: Bool { state.withLock { $0.dead } }
+    var isDead: Bool { state.withLock { $0.dead } }
 
     /// How many counted calls the process made.
-    public var callCount: Int { state.withLock { $0.calls } }
+    var callCount: Int { state.withLock { $0.calls } }
 
     /// The kinds of the counted calls, in order (`save`, `verify`...).
-    public var callKinds: [String] { state.withLock { $0.kinds } }
+    var callKinds: [String] { state.withLock { $0.kinds } }
 
     /// Dies at the `offset`-th counted call from now (1 is the next one).
     func arm(offset: Int, timing: Timing) {
