@@ -176,10 +176,12 @@ extension PurchaseEngine {
         timers[orderID] = RetryTimer(deadline: date, token: token, task: task)
     }
 
-    private func retryTimerFired(orderID: String, token: UInt64) async {
+    private func retryTimerFired(orderID: String, token: UInt64) {
         guard timers[orderID]?.token == token else { return }
         timers[orderID] = nil
-        await drive(orderID: orderID, .deliveryDue)
+        // Tracked as work in the same step that removes the timer, so that
+        // waitUntilIdle() never sees the retry in neither place.
+        spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
     }
 
     func cancelRetry(orderID: String) {

@@ -11,6 +11,10 @@ final class FaultSimulationCheckerTests: XCTestCase {
             XCTAssertEqual(first.trace, second.trace, "seed \(seed)")
             XCTAssertEqual(first.traceHash, second.traceHash, "seed \(seed)")
         }
+        let many = FaultSimulation.Options(runs: 150, firstSeed: 800)
+        let firstReport = await FaultSimulation.run(many)
+        let secondReport = await FaultSimulation.run(many)
+        XCTAssertEqual(firstReport.traceHash, secondReport.traceHash, "150 seeds replay the same traces")
         let other = await FaultSimulation.runOne(seed: 4)
         let three = await FaultSimulation.runOne(seed: 3)
         XCTAssertNotEqual(other.traceHash, three.traceHash, "different seeds make different histories")
