@@ -22,11 +22,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Benchmarks/PurchaseKitBenchmarks",
-            swiftSettings: [
-                // Switch on once PurchaseKitSimulator has the fault simulation
-                // (`FaultSimulation`); see FaultSimulationBenchmarks.swift.
-                // .define("FAULT_SIMULATION"),
-            ],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
     ],

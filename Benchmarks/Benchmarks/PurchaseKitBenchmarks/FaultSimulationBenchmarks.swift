@@ -3,13 +3,7 @@ import Foundation
 import PurchaseKitSimulator
 
 /// Item 6 of the benchmark plan: the fault simulation, in seeds per second.
-///
-/// The fault simulation (`FaultSimulation` in PurchaseKitSimulator) is being
-/// written on another branch. Until it is merged this file registers nothing;
-/// once it is, build with the `FAULT_SIMULATION` condition switched on in
-/// `Benchmarks/Package.swift` (or delete the `#if`) to run it.
 enum FaultSimulationBenchmarks {
-    #if FAULT_SIMULATION
     static let maximumPurchases = 20
 
     static func register() {
@@ -23,9 +17,6 @@ enum FaultSimulationBenchmarks {
             _ = await FaultSimulation.runOne(seed: nextSeed.next(), maximumPurchases: maximumPurchases)
         }
     }
-    #else
-    static func register() {}
-    #endif
 }
 
 /// Seeds 1, 2, 3, ... so that every iteration runs a different scenario.

@@ -1,0 +1,149 @@
+import Foundation
+import PurchaseKit
+
+/// What broke in one run: the transactions lost, credited twice or to the
+/// wrong user, the other counts, and one message per finding.
+struct Verdict: Sendable {
+    var lost: Set<String> = []
+    var duplicated: Set<String> = []
+    var wrongUser: Set<String> = []
+    var unfinished = 0
+    var invalidTransitions = 0
+    var entitlementViolations = 0
+    var secretLeaks = 0
+    var messages: [String] = []
+
+    var passed: Bool { messages.isEmpty }
+
+    mutating func flag(_ set: WritableKeyPath<Verdict, Set<String>>, _ id: String, _ message: String) {
+        if self[keyPath: set].insert(id).inserted { messages.append(message) }
+    }
+
+    mutating func count(_ counter: WritableKeyPath<Verdict, Int>, by amount: Int = 1, _ message: String) {
+        guard amount > 0 else { return }
+        self[keyPath: counter] += amount
+        messages.append(message)
+    }
+}
+
+/// The correctness rules of the design, checked against the world: the
+/// store's records, the server's ledger (keyed by transaction id), the saved
+/// orders and the log.
+struct InvariantChecker {
+    let world: SimulationWorld
+
+    /// Rules that hold after every step, faults or not: nothing credited to
+    /// anyone but the payer, nothing credited twice, no paid transaction
+    /// finished without its credit, no forged receipt credited.
+    func checkStep(_ step: String, into verdict: inout Verdict) async {
+        let store = world.store
+        let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
+        for transaction in await store.allTransactions() {
+            let id = transaction.id
+            let mine = credits[id] ?? []
+            let buyer = await store.buyer(ofTransactionID: id)
+            let forged = world.plan.isForged(transactionID: id)
+            if mine.count > 1 {
+                verdict.flag(\.duplicated, id, "\(step): transaction \(id) credited \(mine.count) times")
+            }
+            for credit in mine where credit.userID != buyer {
+                verdict.flag(\.wrongUser, id, "\(step): transaction \(id) of \(buyer ?? "?") credited to \(credit.userID)")
+            }
+            if forged, !mine.isEmpty {
+                verdict.count(\.entitlementViolations, "\(step): forged transaction \(id) was credited")
+            }
+            if await store.isFinished(transactionID: id), mine.isEmpty, !forged, !transaction.isRevoked {
+                verdict.flag(\.lost, id, "\(step): transaction \(id) finished without a credit")
+            }
+        }
+        var granting: [String: [Order]] = [:]
+        for order in await world.allOrders() where order.status == .delivered || order.status == .completed {
+            guard let id = order.transactionID else {
+                verdict.count(\.entitlementViolations, "\(step): order \(order.id) is \(order.status.rawValue) without a transaction")
+                continue
+            }
+            granting[id, default: []].append(order)
+            guard let credit = credits[id]?.first else {
+                verdict.flag(\.lost, id, "\(step): order \(order.id) is \(order.status.rawValue) but transaction \(id) has no credit")
+                continue
+            }
+            if credit.userID != order.userID {
+                verdict.flag(\.wrongUser, id, "\(step): order \(order.id) of \(order.userID) holds transaction \(id) credited to \(credit.userID)")
+            }
+        }
+        for (id, orders) in granting where orders.count > 1 {
+            verdict.flag(\.duplicated, id, "\(step): transaction \(id) delivered by \(orders.count) orders \(orders.map(\.id).sorted())")
+        }
+    }
+
+    /// Rules for the end of a run, after the faults stopped and the clock ran
+    /// on: every paid transaction credited exactly once and finished; what the
+    /// engine reports as owned matches the ledger; nothing secret was logged.
+    func checkEnd(app: SimulatedApp, apps: [SimulatedApp], results: [PurchaseResult], into verdict: inout Verdict) async {
+        await checkStep("end", into: &verdict)
+        let store = world.store
+        let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
+        var users: Set<String> = []
+        for transaction in await store.allTransactions() {
+            let id = transaction.id
+            if let buyer = await store.buyer(ofTransactionID: id) { users.insert(buyer) }
+            if !world.plan.isForged(transactionID: id), (credits[id] ?? []).isEmpty {
+                verdict.flag(\.lost, id, "end: paid transaction \(id) was never credited")
+            }
+        }
+        let unfinished = await store.unfinishedTransactions()
+        verdict.count(\.unfinished, by: unfinished.count, "end: unfinished transactions \(unfinished.map(\.id))")
+        var transitions = 0
+        for each in apps { transitions += await each.engine.diagnostics.invalidTransitionsAttempted }
+        verdict.count(\.invalidTransitions, by: transitions, "invalid transitions attempted: \(transitions)")
+        for order in await world.allOrders() { users.insert(order.userID) }
+        let allCredits = await world.server.allCredits
+        for user in users.sorted() where !user.isEmpty {
+            await checkEntitlements(of: user, engine: app.engine, credits: allCredits, into: &verdict)
+        }
+        for case .success(let order) in results {
+            let credited = order.transactionID.flatMap { credits[$0]?.first }
+            if credited?.userID != order.userID {
+                verdict.count(\.entitlementViolations, "end: order \(order.id) was reported a success but is not credited to \(order.userID)")
+            }
+        }
+        await checkLog(into: &verdict)
+    }
+
+    private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], into verdict: inout Verdict) async {
+        let mine = credits.filter { $0.userID == user }
+        do {
+            for entitlement in try await engine.entitlements(user: user)
+            where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
+                verdict.count(\.entitlementViolations, "end: \(user) is entitled to \(entitlement.productID) by uncredited transaction \(entitlement.transactionID)")
+            }
+            var expected: [String: Int] = [:]
+            for credit in mine where credit.productID == SimulationWorld.coins { expected[credit.productID, default: 0] += credit.quantity }
+            let balance = try await engine.consumableBalance(user: user)
+            if balance != expected {
+                verdict.count(\.entitlementViolations, "end: \(user) has consumable balance \(balance), the ledger says \(expected)")
+            }
+        } catch {
+            verdict.count(\.entitlementViolations, "end: the entitlements of \(user) could not be read: \(error)")
+        }
+    }
+
+    /// No receipt (raw or base64) and no order token in any log line.
+    private func checkLog(into verdict: inout Verdict) async {
+        var secrets: Set<String> = Set(world.paymentTokens.withLock { $0 })
+        for order in await world.allOrders() {
+            if let token = order.token { secrets.insert(token) }
+        }
+        for transaction in await world.store.allTransactions() where !transaction.receipt.isEmpty {
+            secrets.insert(transaction.receipt.base64EncodedString())
+            if let text = String(data: transaction.receipt, encoding: .utf8) { secrets.insert(text) }
+            if let token = transaction.orderToken { secrets.insert(token) }
+        }
+        for record in world.log.records {
+            let text = ([record.message] + record.metadata.flatMap { [$0.key, $0.value] }).joined(separator: "\u{1}")
+            if secrets.contains(where: { text.contains($0) }) {
+                verdict.count(\.secretLeaks, "a log line leaks a receipt or token: \"\(record.message)\"")
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import PurchaseKit
+
+/// A transient failure injected into an outside call.
+struct InjectedFault: Error, Sendable {
+    let what: String
+}
+
+/// The order store as one process sees it: killable, with injected write errors.
+struct ProcessOrderStore: OrderStore {
+    let world: SimulationWorld
+    let kill: ProcessKill
+
+    private var base: InMemoryOrderStore { world.orders }
+
+    func save(_ order: Order) async throws {
+        try await kill.perform("save") {
+            let plan = world.plan
+            if plan.fails("save:\(order.id):\(order.status.rawValue)", rate: plan.rates.saveFails, kind: "order store write error") {
+                throw InjectedFault(what: "write")
+            }
+            if world.sabotage == .dropsDeliveredSaves, order.status == .delivered || order.status == .completed {
+                return // The broken store says "saved" and keeps nothing.
+            }
+            await base.save(order)
+        }
+    }
+
+    func archive(orderID: String) async throws {
+        try await kill.perform("archive") { try await base.archive(orderID: orderID) }
+    }
+
+    func remove(orderID: String) async throws {
+        try await kill.perform("remove") { await base.remove(orderID: orderID) }
+    }
+
+    func loadOpenOrders() async throws -> OrderLoadReport { try kill.check(); return await base.loadOpenOrders() }
+    func openOrders(forUser userID: String) async throws -> [Order] { try kill.check(); return await base.openOrders(forUser: userID) }
+    func orders(forUser userID: String) async throws -> [Order] { try kill.check(); return await base.orders(forUser: userID) }
+    func order(id: String) async throws -> Order? { try kill.check(); return await base.order(id: id) }
+    func order(transactionID: String) async throws -> Order? { try kill.check(); return await base.order(transactionID: transactionID) }
+}
+
+/// The store as one process sees it: killable, with injected transient errors.
+/// `add` applies the purchase script the driver chose for this payment.
+struct ProcessPaymentQueue: PaymentQueue {
+    let world: SimulationWorld
+    let kill: ProcessKill
+
+    private var base: SimulatedPaymentQueue { world.store }
+
+    func products(for identifiers: Set<String>) async throws -> ProductsResponse {
+        try await kill.perform("products") {
+            let plan = world.plan
+            if plan.fails("products", rate: plan.rates.productsFail, kind: "product request error") {
+                throw InjectedFault(what: "products")
+            }
+            return try await base.products(for: identifiers)
+        }
+    }
+
+    func canMakePayments() async -> Bool {
+        (try? await kill.perform("canMakePayments") { await base.canMakePayments() }) ?? false
+    }
+
+    func add(_ payment: Payment) async throws {
+        try await kill.perform("add") {
+            let plan = world.plan
+            if plan.fails("add:\(payment.orderToken)", rate: plan.rates.addFails, kind: "store unavailable") {
+                throw InjectedFault(what: "add")
+            }
+            world.paymentTokens.withLock { $0.append(payment.orderToken) }
+            if let script = world.nextScript.withLock({ s -> PurchaseScript? in defer { s = nil }; return s }) {
+                await base.scriptNextPurchase(script.behavior, faults: script.faults)
+            }
+            try await base.add(payment)
+        }
+        // Only a payment the store took leaves the purchase call waiting; a
+        // failed one returns through the call itself.
+        world.addLatch.withLock { $0 }?.open()
+    }
+
+    func finish(transactionID: String) async throws {
+        // Finishing a finished transaction changes nothing; it is not a point
+        // worth dying at, and counting it would depend on timing.
+        if await base.isFinished(transactionID: transactionID) {
+            try kill.check()
+            return
+        }
+        try await kill.perform("finish") {
+            let plan = world.plan
+            if plan.fails("finish:\(transactionID)", rate: plan.rates.finishFails, kind: "finish error") {
+                throw InjectedFault(what: "finish")
+            }
+            try await base.finish(transactionID: transactionID)
+        }
+    }
+
+    func restoreCompletedTransactions() async throws -> [StoreTransaction] {
+        try kill.check()
+        return try await base.restoreCompletedTransactions()
+    }
+
+    func attach(_ observer: any PaymentQueueObserver) async {
+        guard !kill.isDead else { return }
+        await base.attach(observer)
+    }
+
+    func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        await base.renewalState(forOriginalTransactionID: originalTransactionID)
+    }
+}
+
+/// The verifier as one process sees it: killable, with timeouts, server
+/// errors, lost replies and forged receipts decided per transaction and attempt.
+struct ProcessVerifier: ReceiptVerifier {
+    let world: SimulationWorld
+    let kill: ProcessKill
+
+    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+        try await kill.perform("verify") {
+            let plan = world.plan
+            let transactionID = request.transaction.id
+            if plan.isForged(transactionID: transactionID) {
+                return .invalid(reason: "the receipt's signature does not match")
+            }
+            switch plan.verifierFault(transactionID: transactionID) {
+            case .timeout?:
+                // What the engine sees when the server hangs past its timeout; nothing was applied.
+                throw PurchaseKitError(.timeout, "The verification server did not answer in time.", advice: "It is retried.")
+            case .serverError?:
+                return .retryLater(reason: "server error 503")
+            case .throwsError?:
+                throw InjectedFault(what: "verify")
+            case .replyLost?:
+                _ = try await world.server.verify(request)
+                throw PurchaseKitError(.verificationUnavailable, "The reply was lost.", advice: "Ask again.")
+            case nil:
+                if world.sabotage == .deliversWithoutCredit, request.order.productID == SimulationWorld.coins {
+                    return .delivered // The broken server says "delivered" and records nothing.
+                }
+                return try await world.server.verify(request)
+            }
+        }
+    }
+}
+
+/// Order ids from the world's counter, failing once the process is dead.
+struct ProcessOrderGenerator: OrderGenerator {
+    let world: SimulationWorld
+    let kill: ProcessKill
+
+    func makeOrderID(for request: OrderRequest) async throws -> String {
+        try kill.check()
+        return world.makeOrderID()
+    }
+}

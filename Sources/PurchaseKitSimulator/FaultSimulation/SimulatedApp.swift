@@ -1,0 +1,50 @@
+import Foundation
+import PurchaseKit
+
+/// One launch of the app: an engine whose every outside call goes through a
+/// ``ProcessKill``.
+final class SimulatedApp: Sendable {
+    let index: Int
+    let engine: PurchaseEngine
+    let kill: ProcessKill
+
+    /// The retry schedule of the simulation: no jitter, so that the time of
+    /// every retry depends on the run alone, not on which order drew first.
+    static let retryPolicy = RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 600, jitter: 0,
+                                         attemptBudget: 4, needsAttentionInterval: 3600)
+
+    private init(index: Int, engine: PurchaseEngine, kill: ProcessKill) {
+        self.index = index
+        self.engine = engine
+        self.kill = kill
+    }
+
+    /// Launches the app on `world` for `user`, dying at `point` if given, and
+    /// waits until the launch recovery has settled.
+    static func launch(_ world: SimulationWorld, index: Int, user: String?, dyingAt point: ProcessKill.Point? = nil) async -> SimulatedApp {
+        let store = world.store
+        let kill = ProcessKill(at: point) { await store.detach() }
+        let configuration = PurchaseEngine.Configuration(
+            paymentQueue: ProcessPaymentQueue(world: world, kill: kill),
+            receiptVerifier: ProcessVerifier(world: world, kill: kill),
+            orderStore: ProcessOrderStore(world: world, kill: kill),
+            orderGenerator: ProcessOrderGenerator(world: world, kill: kill),
+            clock: world.clock, retryPolicy: retryPolicy,
+            maximumConcurrentPurchases: 64, storeTimeout: 600, verificationTimeout: 20,
+            jitterSeed: world.seed &+ UInt64(index), logHandler: world.log)
+        // The configuration is built from valid constants.
+        let engine = try! PurchaseEngine(configuration: configuration)
+        await engine.setCurrentUser(user)
+        let app = SimulatedApp(index: index, engine: engine, kill: kill)
+        _ = try? await engine.start()
+        await app.settle()
+        return app
+    }
+
+    /// Waits until the engine has nothing to do now and, if the process died,
+    /// until it is gone.
+    func settle() async {
+        await engine.waitUntilIdle()
+        if kill.isDead { await kill.waitUntilGone() }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PurchaseKit
+
+/// One seeded run: a history of purchases with faults, then a quiet phase,
+/// then the end checks. Every step waits for a deterministic idle point
+/// (the engine's `waitUntilIdle`, a dead process being gone); the clock moves
+/// only when a step moves it.
+final class SimulationRun {
+    static let users = ["user-1", "user-2", "user-3"]
+    /// How long the quiet phase lets the clock run.
+    static let quietPeriod: TimeInterval = 2 * 24 * 3600
+
+    let seed: UInt64
+    let maximumPurchases: Int
+    var random: SeededRandomNumberGenerator
+    let world: SimulationWorld
+    var app: SimulatedApp!
+    var apps: [SimulatedApp] = []
+    var currentUser: String
+    var trace: [String] = []
+    var verdict = Verdict()
+    var purchases = 0
+    let results = Locked<[PurchaseResult]>([])
+
+    /// A run with rates drawn from the seed, or the given ones.
+    init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil) {
+        self.seed = seed
+        self.maximumPurchases = max(1, maximumPurchases)
+        random = SeededRandomNumberGenerator(seed: seed)
+        let drawn = FaultPlan.Rates.draw(using: &random)
+        let rates = fixed ?? drawn
+        world = SimulationWorld(seed: seed, rates: rates, sabotage: sabotage)
+        currentUser = Self.users[0]
+    }
+
+    var checker: InvariantChecker { InvariantChecker(world: world) }
+
+    func execute() async -> FaultSimulation.RunResult {
+        let target = Int.random(in: 1...maximumPurchases, using: &random)
+        await launch()
+        var step = 0
+        while purchases < target {
+            step += 1
+            let label = await performRandomStep()
+            await endStep("\(step) \(label)")
+        }
+        await quietPhase(firstStep: step + 1)
+        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, into: &verdict)
+        await tearDown()
+        return makeResult()
+    }
+
+    // MARK: Processes
+
+    func launch(dyingAt point: ProcessKill.Point? = nil) async {
+        app = await SimulatedApp.launch(world, index: apps.count + 1, user: currentUser, dyingAt: point)
+        apps.append(app)
+    }
+
+    /// After a step: a process that died is gone and the app is relaunched;
+    /// the step and the world are traced; the rules are checked.
+    func endStep(_ label: String, relaunchDyingAt point: ProcessKill.Point? = nil) async {
+        var text = label
+        if app.kill.isDead {
+            await app.kill.waitUntilGone()
+            world.plan.record("crash")
+            text += " +crash@\(app.kill.callCount)"
+            await launch(dyingAt: point)
+        }
+        trace.append(text + " | " + (await snapshot()))
+        await checker.checkStep("step \(label)", into: &verdict)
+    }
+
+    /// The world in a canonical form: what must be the same on every replay.
+    func snapshot() async -> String {
+        let orders = await world.allOrders().map { order in
+            "\(order.id):\(order.userID):\(order.status.rawValue):\(order.transactionID ?? "-")\(order.isFinished ? "f" : "")"
+        }
+        let credits = await world.server.allCredits.map { "\($0.transactionID)>\($0.userID)" }.sorted()
+        let unfinished = await world.store.unfinishedTransactions().map(\.id).sorted()
+        let pending = await world.store.pendingAskToBuy().count + world.store.pendingInterrupted().count
+        let held = await world.store.heldUpdateCount()
+        return "orders[\(orders.joined(separator: " "))] credits[\(credits.joined(separator: " "))] "
+            + "unfinished[\(unfinished.joined(separator: " "))] pending \(pending) held \(held) t \(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))"
+    }
+
+    // MARK: The quiet phase
+
+    /// Faults stop; what waits is resolved; the clock runs through every
+    /// scheduled retry for a bounded time.
+    func quietPhase(firstStep: Int) async {
+        app.kill.disarm()
+        world.plan.setEnabled(false)
+        await world.store.setDefaultFaults(.none)
+        var step = firstStep
+        func done(_ label: String) async {
+            await endStep("\(step) quiet: \(label)")
+            step += 1
+        }
+        for pending in await world.store.pendingAskToBuy() {
+            if Bool.random(using: &random) {
+                try? await world.store.approveAskToBuy(id: pending.id)
+            } else {
+                try? await world.store.declineAskToBuy(id: pending.id)
+            }
+            await app.settle()
+        }
+        for pending in await world.store.pendingInterrupted() {
+            try? await world.store.completeInterruptedPurchase(id: pending.id)
+            await app.settle()
+        }
+        await world.store.releaseHeldUpdates(order: .asProduced)
+        await app.settle()
+        await done("answer Ask to Buy, complete interrupted purchases, release held updates")
+        await app.engine.retryPendingDeliveries()
+        await app.settle()
+        await done("retry pending deliveries")
+        await assignUnattributedOrders()
+        let end = world.clock.now.addingTimeInterval(Self.quietPeriod)
+        while let next = await app.engine.scheduledRetries.values.min(), next <= end {
+            world.clock.advance(to: next)
+            await app.settle()
+        }
+        world.clock.advance(to: end)
+        await app.settle()
+        await done("clock runs on")
+    }
+
+    /// Support gives each transaction that could not be attributed safely to
+    /// the user who paid for it (the store knows).
+    func assignUnattributedOrders() async {
+        for order in await app.engine.openOrders() where order.userID.isEmpty {
+            guard let id = order.transactionID, let buyer = await world.store.buyer(ofTransactionID: id) else { continue }
+            _ = try? await app.engine.assign(orderID: order.id, toUser: buyer)
+            await app.settle()
+            trace.append("support assigned \(order.id) to \(buyer)")
+        }
+    }
+
+    /// Kills the last process and lets every sleeper on the clock run out, so
+    /// that no timer is left waiting when the run ends.
+    func tearDown() async {
+        await app.kill.killNow()
+        world.clock.advance(by: 400 * 24 * 3600)
+        // Purchase calls are not awaited: with a broken world (see `Sabotage`)
+        // one may wait for ever, and a correct one has ended by now.
+        for each in apps { await each.engine.waitUntilIdle() }
+    }
+
+    func makeResult() -> FaultSimulation.RunResult {
+        var faults = world.plan.injected
+        faults = faults.filter { $0.value > 0 }
+        return FaultSimulation.RunResult(
+            seed: seed, purchases: purchases, faults: faults, lost: verdict.lost.count,
+            duplicated: verdict.duplicated.count, wrongUser: verdict.wrongUser.count, unfinished: verdict.unfinished,
+            invalidTransitions: verdict.invalidTransitions, entitlementViolations: verdict.entitlementViolations,
+            secretLeaks: verdict.secretLeaks, failures: verdict.messages, trace: trace)
+    }
+}

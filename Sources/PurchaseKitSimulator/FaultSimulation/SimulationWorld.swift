@@ -1,0 +1,83 @@
+import Foundation
+import PurchaseKit
+
+/// Everything that outlives an app process in one run: the store account, the
+/// verification server and its ledger, the order store on "disk", the clock,
+/// the log, and the fault plan.
+final class SimulationWorld: Sendable {
+    static let coins = "sim.coins", pro = "sim.pro", monthly = "sim.plus.monthly", season = "sim.season"
+
+    /// One product of each type.
+    static let products: [Product] = [
+        Product(id: coins, type: .consumable, displayName: "Coins", price: 0.99),
+        Product(id: pro, type: .nonConsumable, displayName: "Pro", price: 4.99),
+        Product(id: monthly, type: .autoRenewable, displayName: "Plus", price: 2.99,
+                subscription: SubscriptionInfo(groupID: "plus", period: monthlyPeriod)),
+        Product(id: season, type: .nonRenewable, displayName: "Season", price: 9.99),
+    ]
+
+    // A literal period cannot be invalid.
+    private static let monthlyPeriod = try! SubscriptionPeriod(value: 1, unit: .month)
+
+    let seed: UInt64
+    let clock = ManualClock()
+    let store: SimulatedPaymentQueue
+    let server: SimulatedReceiptServer
+    let orders = InMemoryOrderStore()
+    let log = RecordingLogHandler(minimumLevel: .trace)
+    let plan: FaultPlan
+    let sabotage: FaultSimulation.Sabotage
+
+    /// What the store does with the next payment (set by the driver, taken by `add`).
+    let nextScript = Locked<PurchaseScript?>(nil)
+    /// Opened when the current purchase's payment reached the store.
+    let addLatch = Locked<Latch?>(nil)
+    /// Every order token handed to the store.
+    let paymentTokens = Locked<[String]>([])
+    private let orderCounter = Locked(0)
+
+    init(seed: UInt64, rates: FaultPlan.Rates, sabotage: FaultSimulation.Sabotage) {
+        self.seed = seed
+        self.plan = FaultPlan(seed: seed, rates: rates)
+        self.sabotage = sabotage
+        let signer = ReceiptSigner()
+        store = SimulatedPaymentQueue(products: Self.products, clock: clock, seed: seed, signer: signer)
+        server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
+    }
+
+    /// The next order id: unique across processes, like a server's.
+    func makeOrderID() -> String {
+        "order-\(orderCounter.withLock { $0 += 1; return $0 })"
+    }
+
+    /// Every order, open and archived, sorted by id.
+    func allOrders() async -> [Order] {
+        let open = await orders.loadOpenOrders().orders
+        let archived = await orders.archivedOrders()
+        return (open + archived).sorted { $0.id.localizedStandardCompare($1.id) == .orderedAscending }
+    }
+}
+
+/// A one-shot gate: `wait()` returns once `open()` was called.
+final class Latch: Sendable {
+    private let state = Locked<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { s -> Bool in
+                if !s.open { s.waiters.append(continuation) }
+                return s.open
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import XCTest
+import PurchaseKitSimulator
+
+/// The simulation replays, and its checks can fail.
+final class FaultSimulationCheckerTests: XCTestCase {
+    func testTheSameSeedGivesTheSameTrace() async {
+        for seed: UInt64 in [3, 17, 42, 99, 256] {
+            let first = await FaultSimulation.runOne(seed: seed)
+            let second = await FaultSimulation.runOne(seed: seed)
+            XCTAssertFalse(first.trace.isEmpty)
+            XCTAssertEqual(first.trace, second.trace, "seed \(seed)")
+            XCTAssertEqual(first.traceHash, second.traceHash, "seed \(seed)")
+        }
+        let many = FaultSimulation.Options(runs: 150, firstSeed: 800)
+        let firstReport = await FaultSimulation.run(many)
+        let secondReport = await FaultSimulation.run(many)
+        XCTAssertEqual(firstReport.traceHash, secondReport.traceHash, "150 seeds replay the same traces")
+        let other = await FaultSimulation.runOne(seed: 4)
+        let three = await FaultSimulation.runOne(seed: 3)
+        XCTAssertNotEqual(other.traceHash, three.traceHash, "different seeds make different histories")
+    }
+
+    func testAVerifierThatDeliversWithoutCreditingIsCaught() async {
+        var options = FaultSimulation.Options(runs: 30, firstSeed: 1)
+        options.sabotage = .deliversWithoutCredit
+        let report = await FaultSimulation.run(options)
+        XCTAssertGreaterThan(report.lost, 0)
+        XCTAssertFalse(report.failures.isEmpty)
+        let failure = report.failures.first
+        XCTAssertEqual(failure?.replayCommand, "swift run purchasekit-demo chaos --runs 1 --seed \(failure?.seed ?? 0)")
+    }
+
+    func testAStoreThatDropsSavesIsCaught() async {
+        var options = FaultSimulation.Options(runs: 30, firstSeed: 1)
+        options.sabotage = .dropsDeliveredSaves
+        let report = await FaultSimulation.run(options)
+        XCTAssertFalse(report.failures.isEmpty)
+        XCTAssertGreaterThan(report.lost + report.unfinished + report.entitlementViolations, 0)
+    }
+
+    func testAReportAddsUpItsRuns() async {
+        let report = await FaultSimulation.run(FaultSimulation.Options(runs: 5, firstSeed: 10, maximumPurchases: 3))
+        XCTAssertEqual(report.runs, 5)
+        XCTAssertGreaterThanOrEqual(report.purchases, 5)
+        XCTAssertLessThanOrEqual(report.purchases, 15)
+        XCTAssertTrue(report.failures.isEmpty)
+        XCTAssertEqual(report.traceHash.count, 16)
+    }
+}
