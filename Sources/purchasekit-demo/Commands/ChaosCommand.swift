@@ -33,7 +33,7 @@ extension Commands {
             context.terminal.line(try JSONOutput.text(report))
         } else {
             let terminal = context.terminal
-            terminal.line("\(report.runs) runs, \(report.purchases) purchases in \(report.seconds) s; faults: "
+            terminal.line("\(report.runs) runs, \(report.purchases) purchases in \(String(format: "%.2f", report.seconds)) s; faults: "
                 + report.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             terminal.line("lost \(report.lost), duplicated \(report.duplicated), wrong user \(report.wrongUser), "
                 + "unfinished \(report.unfinished), invalid transitions \(report.invalidTransitions), "
