@@ -174,10 +174,19 @@ extension PurchaseEngine {
         }
     }
 
-    private func storeTimedOut(orderID: String) {
-        guard let order = orders[orderID], waiters[orderID] != nil else { return }
+    private func storeTimedOut(orderID: String) async {
+        guard waiters[orderID] != nil else { return }
         log(.warning, "The store did not answer in time; the purchase continues in the background", ["orderID": orderID])
-        resolveWaiter(orderID: orderID, with: .success(.pending(order, .storeTimeout)))
+        var order = orders[orderID]
+        if order == nil { order = try? await store.order(id: orderID) }
+        if let order {
+            resolveWaiter(orderID: orderID, with: .success(.pending(order, .storeTimeout)))
+        } else {
+            // Whatever happened to the order, the call must not wait for ever.
+            resolveWaiter(orderID: orderID, with: .failure(PurchaseKitError(
+                .timeout, "The store did not answer in time for order '\(orderID)'.",
+                advice: "The payment may still complete; its result arrives as events.", orderID: orderID)))
+        }
     }
 
     private func waitForResult(orderID: String) async throws -> PurchaseResult {
