@@ -10,7 +10,7 @@ struct PaymentTask {
     init(key: TaskQueue.Key) { self.key = key }
 
     /// What a caller should hear about `order` after `event`, or nil while it is still moving.
-    static func outcome(for order: Order, after event: OrderEvent, finishPolicy: PurchaseEngine.FinishPolicy) -> Result<PurchaseResult, PurchaseKitError>? {
+    static func outcome(for order: Order, after event: OrderEvent) -> Result<PurchaseResult, PurchaseKitError>? {
         switch order.status {
         case .completed:
             return .success(.success(order))

@@ -60,9 +60,13 @@ extension PurchaseEngine {
             }
             last = event
         }
-        var final = orders[orderID]
-        if final == nil { final = try? await store.order(id: orderID) }
-        if let final { settleWaiter(for: final, after: last) }
+        if let final = try? await currentOrder(orderID) { settleWaiter(for: final, after: last) }
+    }
+
+    /// An order as it stands now: from the working set, else from the archive.
+    func currentOrder(_ orderID: String) async throws -> Order? {
+        if let open = orders[orderID] { return open }
+        return try await store.order(id: orderID)
     }
 
     /// A save failed, so the order did not move. The purchase call waiting on

@@ -96,9 +96,7 @@ extension PurchaseEngine {
             throw PurchaseKitError.wrap(error, as: .orderGenerationFailed, "No order could be created for '\(product.id)'.",
                                         advice: "Nothing was charged. Check the connection to the order server and try again.")
         }
-        var existing = orders[orderID]
-        if existing == nil { existing = try? await store.order(id: orderID) }
-        if existing != nil {
+        if (try? await currentOrder(orderID)) != nil {
             throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
                                    advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
         }
@@ -177,9 +175,7 @@ extension PurchaseEngine {
     private func storeTimedOut(orderID: String) async {
         guard waiters[orderID] != nil else { return }
         log(.warning, "The store did not answer in time; the purchase continues in the background", ["orderID": orderID])
-        var order = orders[orderID]
-        if order == nil { order = try? await store.order(id: orderID) }
-        if let order {
+        if let order = try? await currentOrder(orderID) {
             resolveWaiter(orderID: orderID, with: .success(.pending(order, .storeTimeout)))
         } else {
             // Whatever happened to the order, the call must not wait for ever.
@@ -216,7 +212,7 @@ extension PurchaseEngine {
     /// Settles the waiting call once the order rests.
     func settleWaiter(for order: Order, after event: OrderEvent) {
         guard waiters[order.id] != nil,
-              let outcome = PaymentTask.outcome(for: order, after: event, finishPolicy: configuration.finishPolicy) else { return }
+              let outcome = PaymentTask.outcome(for: order, after: event) else { return }
         resolveWaiter(orderID: order.id, with: outcome)
     }
 }

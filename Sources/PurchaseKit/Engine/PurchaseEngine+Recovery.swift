@@ -27,11 +27,7 @@ extension PurchaseEngine {
         }
         var result: [Order] = []
         for order in due {
-            if let now = orders[order.id] {
-                result.append(now)
-            } else if let archived = try? await store.order(id: order.id) {
-                result.append(archived)
-            }
+            if let now = try? await currentOrder(order.id) { result.append(now) }
         }
         return result
     }
@@ -53,8 +49,7 @@ extension PurchaseEngine {
                                    advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
         }
         await drive(orderID: orderID, order.status == .delivered ? .finishDue : .deliveryDue)
-        if let now = orders[orderID] { return now }
-        return try await store.order(id: orderID) ?? order
+        return try await currentOrder(orderID) ?? order
     }
 
     /// Gives an unassigned order (a transaction that matched no user safely) to
@@ -94,11 +89,10 @@ extension PurchaseEngine {
                                    advice: "It may be finished and archived already.", orderID: orderID)
         }
         await drive(orderID: orderID, .finishDue)
-        if let now = orders[orderID] { return now }
-        guard let archived = try await store.order(id: orderID) else {
+        guard let order = try await currentOrder(orderID) else {
             throw PurchaseKitError(.orderNotFound, "Order '\(orderID)' disappeared.", advice: "Reload the orders.", orderID: orderID)
         }
-        return archived
+        return order
     }
 
     // MARK: Restore
@@ -136,8 +130,7 @@ extension PurchaseEngine {
         if let existing {
             guard existing.userID == userID else { return nil }
             if existing.status.owesDelivery { await drive(orderID: existing.id, .deliveryDue) }
-            if let open = orders[existing.id] { return open }
-            return (try? await store.order(id: existing.id)) ?? existing
+            return (try? await currentOrder(existing.id)) ?? existing
         }
         let orderID = "restore-\(transaction.id)"
         let order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
@@ -151,8 +144,6 @@ extension PurchaseEngine {
         orders[orderID] = order
         emit(.orderChanged(order, from: nil))
         await drive(orderID: orderID, .store(.restored, transaction))
-        var final = orders[orderID]
-        if final == nil { final = try? await store.order(id: orderID) }
-        return final
+        return try? await currentOrder(orderID)
     }
 }

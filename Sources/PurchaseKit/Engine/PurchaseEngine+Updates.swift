@@ -87,12 +87,12 @@ extension PurchaseEngine {
             }
             await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true)
         case .newOrder(let userID, let source):
-            await adopt(transaction, userID: userID, source: source, kind: kind, hint: nil)
+            await adopt(transaction, userID: userID, source: source, attention: nil)
         case .ambiguous(let candidateIDs, let userID):
             let hint = candidateIDs.isEmpty
                 ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
                 : "The store lost the order token and \(candidateIDs.count) orders could match; not guessed."
-            await adopt(transaction, userID: userID ?? "", source: .unknown, kind: kind, hint: hint, flag: true)
+            await adopt(transaction, userID: userID ?? "", source: .unknown, attention: hint)
         }
     }
 
@@ -108,18 +108,18 @@ extension PurchaseEngine {
         }
     }
 
-    /// Makes a new order for a transaction no order was waiting for.
-    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, kind: TransactionUpdate.Kind,
-                       hint: String?, flag: Bool = false) async {
+    /// Makes a new order for a transaction no order was waiting for: owed a
+    /// delivery, or, with an `attention` note, flagged `needsAttention`.
+    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?) async {
         let orderID = "\(source.rawValue)-\(transaction.id)"
         var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
                           quantity: transaction.quantity, source: source, createdAt: clock.now)
         order.transaction = transaction
         order.paymentBeganAt = transaction.purchaseDate
         order.paymentFinishedAt = transaction.purchaseDate
-        if flag {
+        if let attention {
             order.status = .needsAttention
-            order.hint = hint
+            order.hint = attention
         } else {
             order.status = .purchased
         }
@@ -132,7 +132,7 @@ extension PurchaseEngine {
         orders[orderID] = order
         emit(.orderChanged(order, from: nil))
         log(.info, "Order made from a store transaction", ["orderID": orderID, "source": source.rawValue, "transactionID": transaction.id])
-        if flag {
+        if attention != nil {
             emit(.needsAttention(order))
             log(.warning, "A transaction could not be matched safely", ["orderID": orderID, "transactionID": transaction.id])
         } else {
