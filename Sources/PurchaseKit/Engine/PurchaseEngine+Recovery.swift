@@ -21,7 +21,7 @@ extension PurchaseEngine {
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
         await withTaskGroup(of: Void.self) { group in
             for order in due {
-                let event: OrderEvent = order.status.owesDelivery ? .deliveryDue : .finishDue
+                let event = retryEvent(for: order)
                 group.addTask { await self.drive(orderID: order.id, event) }
             }
         }
@@ -30,6 +30,11 @@ extension PurchaseEngine {
             if let now = try? await currentOrder(order.id) { result.append(now) }
         }
         return result
+    }
+
+    /// What a retry of `order` does: deliver what is owed, else finish.
+    private func retryEvent(for order: Order) -> OrderEvent {
+        order.status.owesDelivery ? .deliveryDue : .finishDue
     }
 
     /// Whether the engine itself still has to finish the order's transaction:
@@ -48,7 +53,7 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
         }
-        await drive(orderID: orderID, order.status == .delivered ? .finishDue : .deliveryDue)
+        await drive(orderID: orderID, retryEvent(for: order))
         return try await currentOrder(orderID) ?? order
     }
 

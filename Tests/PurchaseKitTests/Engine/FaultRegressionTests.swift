@@ -33,6 +33,37 @@ final class FaultRegressionTests: XCTestCase {
         XCTAssertEqual(credits, 0)
     }
 
+    /// The same, recovered by the manual retry of that one order, which used
+    /// to ask for a delivery (a no-op for a rejected order) instead of the finish.
+    func testARejectedTransactionWhoseFinishFailedIsFinishedByTheManualRetry() async throws {
+        let world = World()
+        let queue = FlakyFinishQueue(base: world.store)
+        let engine = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
+        let error = await rejection { _ = try await engine.purchase(productID: Catalog.pro, user: "alice") }
+        let orderID = try XCTUnwrap(error?.orderID)
+        var unfinished = await world.store.unfinishedTransactions()
+        XCTAssertEqual(unfinished.count, 1, "the first finish failed")
+
+        let retried = try await engine.retry(orderID: orderID)
+        XCTAssertEqual(retried.status, .rejected)
+        XCTAssertTrue(retried.isFinished)
+        unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty)
+    }
+
+    private func rejection(_ body: () async throws -> Void) async -> PurchaseKitError? {
+        do {
+            try await body()
+            XCTFail("expected a rejection")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .verificationRejected)
+            return error
+        } catch {
+            XCTFail("unexpected \(error)")
+        }
+        return nil
+    }
+
     /// The same, recovered by the next launch instead.
     func testARejectedTransactionWhoseFinishFailedIsFinishedAtTheNextLaunch() async throws {
         let world = World()
