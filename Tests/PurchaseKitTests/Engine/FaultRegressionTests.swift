@@ -84,7 +84,7 @@ final class FaultRegressionTests: XCTestCase {
     /// next launch: retry triggers (login, network back, on demand) never saw it.
     func testAPaidUpdateWhoseSaveFailedIsPickedUpByTheRetryTriggers() async throws {
         let world = World()
-        let orders = FlakyPaidSaveStore(base: world.orders)
+        let orders = FailingSaves(base: world.orders, failingStatuses: [.purchased], times: 1)
         let engine = try await world.engine(world.configuration(store: orders, storeTimeout: 600))
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         await orders.waitForFailure()
@@ -132,44 +132,6 @@ struct FlakyFinishQueue: PaymentQueue {
         if first { throw Down() }
         try await base.finish(transactionID: transactionID)
     }
-}
-
-/// An order store whose first save of a paid order fails, and says so.
-final class FlakyPaidSaveStore: OrderStore {
-    struct Full: Error {}
-    let base: InMemoryOrderStore
-    private let failed = Locked(false)
-    private let (failures, failure) = AsyncStream<Void>.makeStream()
-
-    init(base: InMemoryOrderStore) { self.base = base }
-
-    /// Returns once the save has failed.
-    func waitForFailure() async {
-        var iterator = failures.makeAsyncIterator()
-        _ = await iterator.next()
-    }
-
-    func save(_ order: Order) async throws {
-        if order.status == .purchased {
-            let first = failed.withLock { failed -> Bool in
-                defer { failed = true }
-                return !failed
-            }
-            if first {
-                failure.yield()
-                throw Full()
-            }
-        }
-        await base.save(order)
-    }
-
-    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
 }
 
 /// A fired retry timer left the timer table before its delivery ran, and was

@@ -37,16 +37,42 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
     }
 }
 
-/// An order store that refuses to save orders in some statuses.
-struct FailingSaves: OrderStore {
+/// An order store that refuses to save orders in some statuses (a full
+/// disk), the first `times` such saves or every one, and says when it did.
+final class FailingSaves: OrderStore {
     struct DiskFull: Error {}
     let base: InMemoryOrderStore
     let failingStatuses: Set<OrderStatus>
+    private let remaining: Locked<Int>
+    private let (failures, failure) = AsyncStream<Void>.makeStream()
+
+    init(base: InMemoryOrderStore, failingStatuses: Set<OrderStatus>, times: Int = .max) {
+        self.base = base
+        self.failingStatuses = failingStatuses
+        self.remaining = Locked(times)
+    }
+
+    /// Returns once a save has failed.
+    func waitForFailure() async {
+        var iterator = failures.makeAsyncIterator()
+        _ = await iterator.next()
+    }
 
     func save(_ order: Order) async throws {
-        if failingStatuses.contains(order.status) { throw DiskFull() }
+        if failingStatuses.contains(order.status) {
+            let fails = remaining.withLock { left -> Bool in
+                guard left > 0 else { return false }
+                left -= 1
+                return true
+            }
+            if fails {
+                failure.yield()
+                throw DiskFull()
+            }
+        }
         await base.save(order)
     }
+
     func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
     func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
     func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
