@@ -53,6 +53,8 @@ extension PurchaseEngine {
         public var jitterSeed: UInt64
         /// Where log lines go.
         public var logHandler: any LogHandler
+        /// Where the engine's own tasks start; the fault simulation replaces it.
+        package var taskStarter: any TaskStarter = DefaultTaskStarter()
 
         public init(
             paymentQueue: any PaymentQueue,

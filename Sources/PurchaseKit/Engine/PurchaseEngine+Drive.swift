@@ -192,7 +192,7 @@ extension PurchaseEngine {
         nextWorkID += 1
         let token = nextWorkID
         let clock = self.clock
-        let task = Task { [weak self] in
+        let task = configuration.taskStarter.start { [weak self] in
             do { try await clock.sleep(until: date) } catch { return }
             await self?.retryTimerFired(orderID: orderID, token: token)
         }

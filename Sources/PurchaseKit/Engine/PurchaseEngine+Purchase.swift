@@ -49,7 +49,7 @@ extension PurchaseEngine {
         productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
         completion: @escaping @Sendable (Result<PurchaseResult, PurchaseKitError>) -> Void
     ) {
-        Task {
+        configuration.taskStarter.start {
             do {
                 completion(.success(try await self.purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata)))
             } catch {
@@ -166,7 +166,7 @@ extension PurchaseEngine {
         guard let timeout = configuration.storeTimeout else { return }
         let clock = self.clock
         let deadline = clock.now.addingTimeInterval(timeout)
-        waiters[orderID]?.timeout = Task { [weak self] in
+        waiters[orderID]?.timeout = configuration.taskStarter.start { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }
             await self?.storeTimedOut(orderID: orderID)
         }

@@ -162,8 +162,9 @@ public actor PurchaseEngine: PaymentQueueObserver {
         nextSubscriberID += 1
         let id = nextSubscriberID
         subscribers[id] = continuation
+        let starter = configuration.taskStarter
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
+            starter.start { [weak self] in await self?.unsubscribe(id) }
         }
         return stream
     }
@@ -190,7 +191,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     func spawn(_ body: @escaping @Sendable (PurchaseEngine) async -> Void) {
         nextWorkID += 1
         let id = nextWorkID
-        work[id] = Task { [weak self] in
+        work[id] = configuration.taskStarter.start { [weak self] in
             guard let self else { return }
             await body(self)
             await self.endWork(id)

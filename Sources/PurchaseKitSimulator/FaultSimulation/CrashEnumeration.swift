@@ -74,16 +74,18 @@ extension FaultSimulation {
         return (1...count).flatMap { [ProcessKill.Point(call: $0, timing: .before), ProcessKill.Point(call: $0, timing: .after)] }
     }
 
-    private struct CrashOutcome {
+    private struct CrashOutcome: Sendable {
         var firstKinds: [String]
         var secondKinds: [String]
         var failure: String?
     }
 
     private static func crashRun(_ scenario: CrashScenario, _ first: ProcessKill.Point?, _ second: ProcessKill.Point?) async -> CrashOutcome {
-        let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates())
-        let outcome = await run.executeCrashRun(scenario, first: first, second: second)
-        return CrashOutcome(firstKinds: outcome.firstKinds, secondKinds: outcome.secondKinds, failure: outcome.failure)
+        await onOwnExecutor { starter in
+            let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates(), starter: starter)
+            let outcome = await run.executeCrashRun(scenario, first: first, second: second)
+            return CrashOutcome(firstKinds: outcome.firstKinds, secondKinds: outcome.secondKinds, failure: outcome.failure)
+        }
     }
 }
 

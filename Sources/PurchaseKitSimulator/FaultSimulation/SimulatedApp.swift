@@ -24,7 +24,7 @@ final class SimulatedApp: Sendable {
     static func launch(_ world: SimulationWorld, index: Int, user: String?, dyingAt point: ProcessKill.Point? = nil) async -> SimulatedApp {
         let store = world.store
         let kill = ProcessKill(at: point) { await store.detach() }
-        let configuration = PurchaseEngine.Configuration(
+        var configuration = PurchaseEngine.Configuration(
             paymentQueue: ProcessPaymentQueue(world: world, kill: kill),
             receiptVerifier: ProcessVerifier(world: world, kill: kill),
             orderStore: ProcessOrderStore(world: world, kill: kill),
@@ -32,6 +32,7 @@ final class SimulatedApp: Sendable {
             clock: world.clock, retryPolicy: retryPolicy,
             maximumConcurrentPurchases: 64, storeTimeout: 600, verificationTimeout: 20,
             jitterSeed: world.seed &+ UInt64(index), logHandler: world.log)
+        configuration.taskStarter = world.starter
         // The configuration is built from valid constants.
         let engine = try! PurchaseEngine(configuration: configuration)
         await engine.setCurrentUser(user)

@@ -84,11 +84,10 @@ extension SimulationRun {
         world.addLatch.withLock { $0 = latch }
         let engine = app.engine
         let results = self.results
-        _ = Task { () -> PurchaseResult? in
+        world.starter.start {
             let result = try? await engine.purchase(productID: product, user: user, quantity: quantity)
             if let result { results.withLock { $0.append(result) } }
             latch.open()
-            return result
         }
         await latch.wait()
         world.addLatch.withLock { $0 = nil }

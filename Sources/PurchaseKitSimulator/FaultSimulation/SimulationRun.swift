@@ -23,13 +23,14 @@ final class SimulationRun {
     let results = Locked<[PurchaseResult]>([])
 
     /// A run with rates drawn from the seed, or the given ones.
-    init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil) {
+    init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
+         starter: any TaskStarter) {
         self.seed = seed
         self.maximumPurchases = max(1, maximumPurchases)
         random = SeededRandomNumberGenerator(seed: seed)
         let drawn = FaultPlan.Rates.draw(using: &random)
         let rates = fixed ?? drawn
-        world = SimulationWorld(seed: seed, rates: rates, sabotage: sabotage)
+        world = SimulationWorld(seed: seed, rates: rates, sabotage: sabotage, starter: starter)
         currentUser = Self.users[0]
     }
 

@@ -27,6 +27,8 @@ final class SimulationWorld: Sendable {
     let log = RecordingLogHandler(minimumLevel: .trace)
     let plan: FaultPlan
     let sabotage: FaultSimulation.Sabotage
+    /// Starts every task of the run on the run's own executor.
+    let starter: any TaskStarter
 
     /// What the store does with the next payment (set by the driver, taken by `add`).
     let nextScript = Locked<PurchaseScript?>(nil)
@@ -36,8 +38,9 @@ final class SimulationWorld: Sendable {
     let paymentTokens = Locked<[String]>([])
     private let orderCounter = Locked(0)
 
-    init(seed: UInt64, rates: FaultPlan.Rates, sabotage: FaultSimulation.Sabotage) {
+    init(seed: UInt64, rates: FaultPlan.Rates, sabotage: FaultSimulation.Sabotage, starter: any TaskStarter) {
         self.seed = seed
+        self.starter = starter
         self.plan = FaultPlan(seed: seed, rates: rates)
         self.sabotage = sabotage
         let signer = ReceiptSigner()

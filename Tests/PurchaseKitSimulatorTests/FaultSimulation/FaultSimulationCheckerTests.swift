@@ -1,9 +1,14 @@
 import XCTest
+import PurchaseKit
 import PurchaseKitSimulator
 
 /// The simulation replays, and its checks can fail.
 final class FaultSimulationCheckerTests: XCTestCase {
+    /// Replays with every core kept busy by other threads: a run's
+    /// interleaving must come from its seed, not from the scheduler.
     func testTheSameSeedGivesTheSameTrace() async {
+        let load = BusyThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        defer { load.stop() }
         for seed: UInt64 in [3, 17, 42, 99, 256] {
             let first = await FaultSimulation.runOne(seed: seed)
             let second = await FaultSimulation.runOne(seed: seed)
@@ -45,5 +50,27 @@ final class FaultSimulationCheckerTests: XCTestCase {
         XCTAssertLessThanOrEqual(report.purchases, 15)
         XCTAssertTrue(report.failures.isEmpty)
         XCTAssertEqual(report.traceHash.count, 16)
+    }
+}
+
+/// Threads that spin until stopped, to keep every core busy during a test.
+final class BusyThreads: Sendable {
+    private let stopped = Locked(false)
+
+    init(count: Int) {
+        for _ in 0..<count {
+            let thread = Thread { [stopped] in
+                var spins: UInt64 = 0
+                while true {
+                    spins &+= 1
+                    if spins % 4096 == 0, stopped.withLock({ $0 }) { return }
+                }
+            }
+            thread.start()
+        }
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
     }
 }

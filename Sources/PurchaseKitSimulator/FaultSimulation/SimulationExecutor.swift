@@ -1,0 +1,98 @@
+import Foundation
+import PurchaseKit
+
+/// One thread that runs every job of a simulated world, one at a time, in the
+/// order they were enqueued.
+///
+/// Every task of a run — the driver, the engine's background work and
+/// timers, the actors of the store, the server and the order store — prefers
+/// this executor, so the interleaving of a run is a function of its seed and
+/// not of how the operating system schedules threads: a seed replays byte
+/// for byte on an idle or a busy machine, with one core or many, and under
+/// the thread sanitizer.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked: `jobs` and `stopping` are only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopping = false
+
+    private init() {}
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs `operation` and everything it starts on a fresh executor thread,
+    /// and returns its result once it has ended. `operation` is handed the
+    /// starter that the tasks it makes itself (the engine's included) must use.
+    static func run<T: Sendable>(_ operation: @escaping @Sendable (any TaskStarter) async -> T) async -> T {
+        let executor = SimulationExecutor()
+        let thread = Thread { executor.loop() }
+        thread.name = "fault-simulation"
+        thread.start()
+        let starter = Starter(executor: executor)
+        let value = await Task(executorPreference: executor) { await operation(starter) }.value
+        executor.stop()
+        return value
+    }
+
+    private func loop() {
+        let executor = asUnownedTaskExecutor()
+        while let job = next() {
+            job.runSynchronously(on: executor)
+        }
+    }
+
+    private func next() -> UnownedJob? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == jobs.count {
+            if stopping { return nil }
+            condition.wait()
+        }
+        let job = jobs[head]
+        head += 1
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return job
+    }
+
+    /// Lets the thread end once the jobs already queued have run. Tasks left
+    /// waiting (a purchase call a broken world never answers) stay suspended
+    /// and are never resumed.
+    private func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private struct Starter: TaskStarter {
+        let executor: SimulationExecutor
+
+        @discardableResult
+        func start(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+            Task(executorPreference: executor) { await operation() }
+        }
+    }
+}
+
+extension FaultSimulation {
+    /// Runs `operation` on a simulation executor of its own where the platform
+    /// has task executors; elsewhere (Apple platforms before macOS 15 and iOS
+    /// 18) on the global executor, where a replay is not guaranteed.
+    static func onOwnExecutor<T: Sendable>(_ operation: @escaping @Sendable (any TaskStarter) async -> T) async -> T {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            return await SimulationExecutor.run(operation)
+        }
+        return await operation(DefaultTaskStarter())
+    }
+}
