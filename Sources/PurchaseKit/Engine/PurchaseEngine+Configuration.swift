@@ -49,12 +49,17 @@ extension PurchaseEngine {
         public var storeTimeout: TimeInterval?
         /// How long one verifier call may take before it counts as "try later".
         public var verificationTimeout: TimeInterval?
-        /// The seed of the retry jitter, so that runs can be replayed.
-        public var jitterSeed: UInt64
+        /// The seed of the retry jitter, to replay a schedule in a test; nil (the
+        /// default) draws a fresh one from the system, so that devices do not all
+        /// retry at the same moments.
+        public var jitterSeed: UInt64?
         /// Where log lines go.
         public var logHandler: any LogHandler
         /// Where the engine's own tasks start; the fault simulation replaces it.
         package var taskStarter: any TaskStarter = DefaultTaskStarter()
+        /// Order tokens come from the system's cryptographic random source;
+        /// only a simulation, which must replay, sets a seed.
+        package var orderTokenSeed: UInt64?
 
         public init(
             paymentQueue: any PaymentQueue,
@@ -70,7 +75,7 @@ extension PurchaseEngine {
             maximumConcurrentRecoveries: Int = 8,
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
-            jitterSeed: UInt64 = 0x5EED,
+            jitterSeed: UInt64? = nil,
             logHandler: any LogHandler = SilentLogHandler()
         ) {
             self.paymentQueue = paymentQueue

@@ -100,7 +100,7 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
                                    advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
         }
-        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: makeToken(),
+        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: await makeToken(),
                           quantity: quantity, source: .purchase, createdAt: clock.now, metadata: metadata)
         do {
             try await store.save(order)
@@ -150,16 +150,15 @@ extension PurchaseEngine {
         return product
     }
 
-    /// A UUID drawn from the engine's seeded generator: StoreKit 2 requires a
-    /// UUID, and runs stay replayable.
-    private func makeToken() -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in bytes.indices { bytes[index] = UInt8.random(in: .min ... .max, using: &random) }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
-        return parts.joined(separator: "-")
+    /// A fresh order token that no open or archived order holds: unguessable
+    /// bits make a repeat all but impossible, and the check makes it impossible
+    /// even for an injected generator.
+    private func makeToken() async -> String {
+        while true {
+            let token = tokens.next()
+            if orders.values.contains(where: { $0.token == token }) { continue }
+            return token
+        }
     }
 
     private func startStoreTimeout(orderID: String) {

@@ -19,6 +19,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     let configuration: Configuration
     let machine: OrderStateMachine
     var random: SeededRandomNumberGenerator
+    var tokens: OrderTokenMinter
 
     /// The open orders, by id: the engine's working set.
     var orders: [String: Order] = [:]
@@ -65,7 +66,9 @@ public actor PurchaseEngine: PaymentQueueObserver {
         self.machine = OrderStateMachine(
             retryPolicy: configuration.retryPolicy,
             finishesAfterDelivery: configuration.finishPolicy == .afterDelivery)
-        self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed)
+        var system = SystemRandomNumberGenerator()
+        self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed ?? system.next())
+        self.tokens = OrderTokenMinter(seed: configuration.orderTokenSeed)
         self.taskQueue = TaskQueue(limit: configuration.maximumConcurrentPurchases)
     }
 

@@ -33,6 +33,7 @@ final class SimulatedApp: Sendable {
             maximumConcurrentPurchases: 64, storeTimeout: 600, verificationTimeout: 20,
             jitterSeed: world.seed &+ UInt64(index), logHandler: world.log)
         configuration.taskStarter = world.starter
+        configuration.orderTokenSeed = world.seed &* 0x9E37_79B9 &+ UInt64(index)
         // The configuration is built from valid constants.
         let engine = try! PurchaseEngine(configuration: configuration)
         await engine.setCurrentUser(user)
