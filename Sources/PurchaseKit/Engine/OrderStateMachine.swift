@@ -17,6 +17,10 @@ public enum OrderEvent: Sendable, Equatable {
     case finishDue
     /// The app stopped before the payment reached the store: nothing was charged.
     case abandoned
+    /// The store never answered a payment within the configured expiry. The
+    /// order rests as failed; a payment that still arrives later finds it by
+    /// its token (failed may still become purchased).
+    case paymentExpired
 }
 
 /// What the engine must do after a step, in this order.
@@ -139,6 +143,13 @@ public struct OrderStateMachine: Sendable {
             guard next.status == .created, moved(to: .failed) else { return unchanged }
             next.hint = "The app stopped before the payment reached the store; nothing was charged."
             next.lastErrorCode = .paymentFailed
+            return Step(order: next, actions: [.persist, .archive])
+
+        case .paymentExpired:
+            guard next.status == .purchasing, moved(to: .failed) else { return unchanged }
+            next.paymentFinishedAt = now
+            next.hint = "The store never answered the payment; if it still completes, the order is delivered then."
+            next.lastErrorCode = .timeout
             return Step(order: next, actions: [.persist, .archive])
 
         case .verified(let result):

@@ -49,6 +49,15 @@ extension PurchaseEngine {
         public var storeTimeout: TimeInterval?
         /// How long one verifier call may take before it counts as "try later".
         public var verificationTimeout: TimeInterval?
+        /// How long ``PurchaseEngine/start()`` waits for the store to replay its
+        /// unfinished transactions; after that, launch completes without it
+        /// and the replay is handled whenever the store answers. Nil waits as
+        /// long as it takes.
+        public var launchTimeout: TimeInterval?
+        /// How long a payment the store never answered stays `purchasing`
+        /// before it rests as `failed`. A payment that completes later still
+        /// finds its order by token and is delivered. Nil keeps it open for ever.
+        public var paymentExpiry: TimeInterval?
         /// The seed of the retry jitter, to replay a schedule in a test; nil (the
         /// default) draws a fresh one from the system, so that devices do not all
         /// retry at the same moments.
@@ -75,6 +84,8 @@ extension PurchaseEngine {
             maximumConcurrentRecoveries: Int = 8,
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
+            launchTimeout: TimeInterval? = 30,
+            paymentExpiry: TimeInterval? = 24 * 3600,
             jitterSeed: UInt64? = nil,
             logHandler: any LogHandler = SilentLogHandler()
         ) {
@@ -91,6 +102,8 @@ extension PurchaseEngine {
             self.maximumConcurrentRecoveries = maximumConcurrentRecoveries
             self.storeTimeout = storeTimeout
             self.verificationTimeout = verificationTimeout
+            self.launchTimeout = launchTimeout
+            self.paymentExpiry = paymentExpiry
             self.jitterSeed = jitterSeed
             self.logHandler = logHandler
         }
@@ -108,6 +121,11 @@ extension PurchaseEngine {
             guard maximumConcurrentRecoveries >= 1 else { throw bad("maximumConcurrentRecoveries", "must be at least 1") }
             if let storeTimeout, !(storeTimeout > 0) { throw bad("storeTimeout", "must be positive") }
             if let verificationTimeout, !(verificationTimeout > 0) { throw bad("verificationTimeout", "must be positive") }
+            if let launchTimeout, !(launchTimeout > 0) { throw bad("launchTimeout", "must be positive") }
+            if let paymentExpiry, !(paymentExpiry > 0) { throw bad("paymentExpiry", "must be positive") }
+            if let paymentExpiry, let storeTimeout, paymentExpiry < storeTimeout {
+                throw bad("paymentExpiry", "must not be shorter than storeTimeout")
+            }
         }
     }
 }

@@ -122,7 +122,7 @@ extension PurchaseEngine {
             default: break
             }
         }
-        if !order.status.owesDelivery { cancelRetry(orderID: order.id) }
+        if !order.status.owesDelivery && order.status != .purchasing { cancelRetry(orderID: order.id) }
         return true
     }
 
@@ -185,26 +185,39 @@ extension PurchaseEngine {
         }
     }
 
-    // MARK: Retry timers
+    // MARK: Order timers
 
     func scheduleRetry(orderID: String, at date: Date) {
+        scheduleTimer(orderID: orderID, at: date, event: .deliveryDue)
+    }
+
+    /// Schedules the expiry of a payment the store has not answered.
+    func scheduleExpiry(of order: Order?) {
+        guard let order, order.status == .purchasing, let expiry = configuration.paymentExpiry else { return }
+        scheduleTimer(orderID: order.id, at: (order.paymentBeganAt ?? order.createdAt).addingTimeInterval(expiry),
+                      event: .paymentExpired)
+    }
+
+    /// One timer per order: a delivery retry, or a payment's expiry. A new one
+    /// replaces the old.
+    private func scheduleTimer(orderID: String, at date: Date, event: OrderEvent) {
         timers[orderID]?.task.cancel()
         nextWorkID += 1
         let token = nextWorkID
         let clock = self.clock
         let task = configuration.taskStarter.start { [weak self] in
             do { try await clock.sleep(until: date) } catch { return }
-            await self?.retryTimerFired(orderID: orderID, token: token)
+            await self?.timerFired(orderID: orderID, token: token)
         }
-        timers[orderID] = RetryTimer(deadline: date, token: token, task: task)
+        timers[orderID] = RetryTimer(deadline: date, token: token, event: event, task: task)
     }
 
-    /// Hands the due retry over to tracked work in the same actor turn that
+    /// Hands the due event over to tracked work in the same actor turn that
     /// drops the timer, so ``waitUntilIdle()`` never sees a gap between them.
-    private func retryTimerFired(orderID: String, token: UInt64) {
-        guard timers[orderID]?.token == token else { return }
+    private func timerFired(orderID: String, token: UInt64) {
+        guard let timer = timers[orderID], timer.token == token else { return }
         timers[orderID] = nil
-        spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+        spawn { engine in await engine.drive(orderID: orderID, timer.event) }
     }
 
     func cancelRetry(orderID: String) {

@@ -112,6 +112,11 @@ extension PurchaseEngine {
         emit(.orderChanged(order, from: nil))
         log(.info, "Order created", ["orderID": orderID, "productID": product.id, "userID": key.userID])
 
+        // A call cancelled before the payment reached the store charges nothing.
+        guard !Task.isCancelled else {
+            await drive(orderID: orderID, .abandoned)
+            throw PurchaseKitError.callCancelled(orderID: orderID)
+        }
         waiters[orderID] = PaymentTask(key: key)
         await drive(orderID: orderID, .paymentAdded)
         guard let token = orders[orderID]?.token, orders[orderID]?.status == .purchasing else {
@@ -121,8 +126,18 @@ extension PurchaseEngine {
                                    advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
         }
         startStoreTimeout(orderID: orderID)
+        scheduleExpiry(of: orders[orderID])
+        // The store takes the payment as separate work: a store whose `add`
+        // never returns must not hold this call past its store timeout.
+        let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID)
+        spawn { engine in await engine.hand(payment, orderID: orderID) }
+        return try await waitForResult(orderID: orderID)
+    }
+
+    /// Hands the payment to the store; a store that will not take it fails the order.
+    private func hand(_ payment: Payment, orderID: String) async {
         do {
-            try await queue.add(Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID))
+            try await queue.add(payment)
         } catch {
             log(.warning, "The store did not take the payment", ["orderID": orderID, "error": "\(type(of: error))"])
             await drive(orderID: orderID, .store(.failed(.unknown), nil))
@@ -130,7 +145,6 @@ extension PurchaseEngine {
                                                 advice: "Nothing was charged. Try again when the store is reachable.", orderID: orderID)
             resolveWaiter(orderID: orderID, with: .failure(wrapped))
         }
-        return try await waitForResult(orderID: orderID)
     }
 
     /// Loads a product (cached), turning unknown ids into a typed error.
@@ -157,6 +171,7 @@ extension PurchaseEngine {
         while true {
             let token = tokens.next()
             if orders.values.contains(where: { $0.token == token }) { continue }
+            if (try? await store.order(token: token)) != nil { continue }
             return token
         }
     }
@@ -184,14 +199,28 @@ extension PurchaseEngine {
         }
     }
 
+    /// Waits for the order's result. A cancelled caller is answered at once
+    /// with ``PurchaseKitError/Code/cancelled``; the order carries on.
     private func waitForResult(orderID: String) async throws -> PurchaseResult {
         if let result = waiters[orderID]?.result {
             waiters[orderID] = nil
             return try result.get()
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            waiters[orderID]?.continuation = continuation
+        let starter = configuration.taskStarter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiters[orderID]?.continuation = continuation
+                if Task.isCancelled { resolveWaiter(orderID: orderID, with: .failure(.callCancelled(orderID: orderID))) }
+            }
+        } onCancel: { [weak self] in
+            starter.start { [weak self] in await self?.callCancelled(orderID: orderID) }
         }
+    }
+
+    private func callCancelled(orderID: String) {
+        guard waiters[orderID]?.continuation != nil else { return }
+        log(.info, "A purchase call was cancelled; its order carries on", ["orderID": orderID])
+        resolveWaiter(orderID: orderID, with: .failure(.callCancelled(orderID: orderID)))
     }
 
     /// Hands `result` to the purchase call waiting on the order, if any.

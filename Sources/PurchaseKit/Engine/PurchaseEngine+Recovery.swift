@@ -14,16 +14,15 @@ extension PurchaseEngine {
         // A paid update whose order could not be saved was dropped; the store
         // still holds the transaction. Attaching again replays it now, instead
         // of at the next launch. Known transactions come back as duplicates.
-        if started { await queue.attach(self) }
+        if started { await attachToStore(within: configuration.storeTimeout) }
         let due = orders.values
             .filter { ($0.status.owesDelivery || owesEngineFinish($0)) && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
-        await withTaskGroup(of: Void.self) { group in
-            for order in due {
-                let event = retryEvent(for: order)
-                group.addTask { await self.drive(orderID: order.id, event) }
-            }
+        await runBounded(due.map(\.id)) { orderID in
+            guard let order = orders[orderID], order.status.owesDelivery || owesEngineFinish(order) else { return nil }
+            let event = retryEvent(for: order)
+            return { engine in await engine.drive(orderID: orderID, event) }
         }
         var result: [Order] = []
         for order in due {

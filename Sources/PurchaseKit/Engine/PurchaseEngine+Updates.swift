@@ -64,11 +64,18 @@ extension PurchaseEngine {
         var candidates = Array(orders.values)
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
-        for id in Set([transaction.id, transaction.originalID]) {
+        for id in Set([transaction.id, transaction.originalID]).sorted() {
             if let archived = try? await store.order(transactionID: id), orders[archived.id] == nil,
                !candidates.contains(where: { $0.id == archived.id }) {
                 candidates.append(archived)
             }
+        }
+        // A payment that completes after its order failed, expired or was
+        // archived still carries the order's token: the order, and its user,
+        // are found by it, never guessed from who is logged in.
+        if let token = transaction.orderToken, !candidates.contains(where: { $0.token == token }),
+           let archived = try? await store.order(token: token), orders[archived.id] == nil {
+            candidates.append(archived)
         }
         switch configuration.reconciler.match(transaction, orders: candidates, currentUserID: currentUserID) {
         case .duplicate(let orderID):

@@ -38,6 +38,9 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var timers: [String: RetryTimer] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
+    var attachAttempt = 0
+    var attachesEnded: Set<Int> = []
+    var attachWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
     public struct Diagnostics: Sendable, Equatable {
@@ -54,6 +57,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     struct RetryTimer {
         let deadline: Date
         let token: UInt64
+        let event: OrderEvent
         let task: Task<Void, Never>
     }
 
@@ -112,26 +116,71 @@ public actor PurchaseEngine: PaymentQueueObserver {
             log(.warning, "A saved order could not be read and was set aside", ["code": problem.code.rawValue, "problem": problem.message])
         }
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
-        await queue.attach(self)
+        await attachToStore(within: configuration.launchTimeout)
         let ids = report.orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
         spawn { engine in await engine.recover(orderIDs: ids) }
         return report
     }
 
-    /// Recovers the loaded orders, oldest first, at most
-    /// `maximumConcurrentRecoveries` at a time: a launch with thousands of owed
-    /// deliveries must not send thousands of requests to the verifier at once.
+    /// Recovers the loaded orders, oldest first, a bounded number at a time.
     private func recover(orderIDs: [String]) async {
+        await runBounded(orderIDs) { recoveryWork(for: $0) }
+    }
+
+    /// Attaches to the store, which replays its unfinished transactions, and
+    /// waits for that at most `seconds`: a store that never answers must not
+    /// hang launch or a retry trigger. The attach goes on as engine work and
+    /// its replay is handled whenever it comes.
+    func attachToStore(within seconds: TimeInterval?) async {
+        attachAttempt += 1
+        let attempt = attachAttempt
+        spawn { engine in
+            await engine.queue.attach(engine)
+            await engine.endAttach(attempt, timedOut: false)
+        }
+        var deadline: Task<Void, Never>?
+        if let seconds {
+            let clock = self.clock
+            let at = clock.now.addingTimeInterval(seconds)
+            deadline = configuration.taskStarter.start { [weak self] in
+                do { try await clock.sleep(until: at) } catch { return }
+                await self?.endAttach(attempt, timedOut: true)
+            }
+        }
+        if !attachesEnded.contains(attempt) {
+            await withCheckedContinuation { attachWaiters[attempt] = $0 }
+        }
+        attachesEnded.remove(attempt)
+        deadline?.cancel()
+    }
+
+    private func endAttach(_ attempt: Int, timedOut: Bool) {
+        if timedOut {
+            log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting", [:])
+        }
+        if let waiter = attachWaiters.removeValue(forKey: attempt) {
+            waiter.resume()
+        } else if !timedOut, attempt == attachAttempt {
+            attachesEnded.insert(attempt)
+        }
+    }
+
+    /// Runs the work for `orderIDs`, in order, at most
+    /// `maximumConcurrentRecoveries` at a time: launch or a retry trigger with
+    /// thousands of owed deliveries must not send thousands of requests to the
+    /// verifier at once. `work` is asked just before an order's turn, so it
+    /// sees the order as it stands then.
+    func runBounded(_ orderIDs: [String], work: (String) -> (@Sendable (PurchaseEngine) async -> Void)?) async {
         let limit = configuration.maximumConcurrentRecoveries
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for orderID in orderIDs {
-                guard let work = recoveryWork(for: orderID) else { continue }
+                guard let job = work(orderID) else { continue }
                 if running >= limit {
                     await group.next()
                     running -= 1
                 }
-                group.addTask { await work(self) }
+                group.addTask { await job(self) }
                 running += 1
             }
         }
@@ -146,6 +195,9 @@ public actor PurchaseEngine: PaymentQueueObserver {
         case .delivered: event = configuration.finishPolicy == .afterDelivery ? .finishDue : nil
         case .rejected, .revoked: event = order.transaction != nil && !order.isFinished ? .finishDue : nil
         case .created: event = .abandoned
+        case .purchasing:
+            scheduleExpiry(of: order)
+            event = nil
         default: event = nil
         }
         if let event {

@@ -91,4 +91,11 @@ extension PurchaseKitError {
         if let error = error as? PurchaseKitError { return error }
         return PurchaseKitError(code, message, advice: advice, underlying: error, orderID: orderID)
     }
+
+    /// A purchase call whose task was cancelled while it waited.
+    static func callCancelled(orderID: String) -> PurchaseKitError {
+        PurchaseKitError(.cancelled, "The purchase call for order '\(orderID)' was cancelled while it waited.",
+                         advice: "Nothing is lost: if the store took the payment, the order carries on and its result arrives as events.",
+                         orderID: orderID)
+    }
 }

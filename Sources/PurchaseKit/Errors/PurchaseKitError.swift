@@ -118,4 +118,7 @@ extension PurchaseKitError.Code {
     public static let invalidConfiguration = Self(rawValue: "invalidConfiguration")
     /// Restoring purchases failed.
     public static let restoreFailed = Self(rawValue: "restoreFailed")
+    /// The caller's task was cancelled while it waited. The payment, if the
+    /// store took it, carries on; its result arrives as events.
+    public static let cancelled = Self(rawValue: "cancelled")
 }

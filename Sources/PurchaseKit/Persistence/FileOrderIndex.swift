@@ -19,6 +19,7 @@ struct FileOrderIndex {
         var fileName: String
         var place: Place
         var transactionID: String?
+        var token: String?
         var userID: String
         var updatedAt: Date
     }
@@ -27,6 +28,7 @@ struct FileOrderIndex {
     private(set) var openOrders: [String: Order] = [:]
     private var idByFileName: [String: String] = [:]
     private var idByTransaction: [String: String] = [:]
+    private var idByToken: [String: String] = [:]
     private var openIDsByUser: [String: Set<String>] = [:]
 
     /// The entry of an order, open or archived.
@@ -34,6 +36,9 @@ struct FileOrderIndex {
 
     /// The id of the order holding a store transaction.
     func orderID(forTransaction transactionID: String) -> String? { idByTransaction[transactionID] }
+
+    /// The id of the order whose payment carried this order token.
+    func orderID(forToken token: String) -> String? { idByToken[token] }
 
     /// The id of the order stored under a file name, in either folder.
     func orderID(forFileName fileName: String) -> String? { idByFileName[fileName] }
@@ -64,10 +69,11 @@ struct FileOrderIndex {
     mutating func insert(_ order: Order, fileName: String, place: Place) {
         remove(id: order.id)
         let entry = Entry(fileName: fileName, place: place, transactionID: order.transactionID,
-                          userID: order.userID, updatedAt: order.updatedAt)
+                          token: order.token, userID: order.userID, updatedAt: order.updatedAt)
         entries[order.id] = entry
         idByFileName[fileName] = order.id
         if let transactionID = order.transactionID { idByTransaction[transactionID] = order.id }
+        if let token = order.token { idByToken[token] = order.id }
         if place == .open {
             openOrders[order.id] = order
             openIDsByUser[order.userID, default: []].insert(order.id)
@@ -91,6 +97,7 @@ struct FileOrderIndex {
         if let transactionID = entry.transactionID, idByTransaction[transactionID] == id {
             idByTransaction[transactionID] = nil
         }
+        if let token = entry.token, idByToken[token] == id { idByToken[token] = nil }
         if entry.place == .open { dropOpen(id: id, userID: entry.userID) }
         return entry
     }

@@ -207,6 +207,13 @@ public actor FileOrderStore: OrderStore {
         return try order(id: id)
     }
 
+    /// The order whose payment carried this order token, open or archived.
+    public func order(token: String) throws(PurchaseKitError) -> Order? {
+        try loadIfNeeded()
+        guard let id = index.orderID(forToken: token) else { return nil }
+        return try order(id: id)
+    }
+
     /// Moves an open order to the archive with one atomic rename.
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when there is no such open order;

@@ -4,12 +4,14 @@ public actor InMemoryOrderStore: OrderStore {
     private var open: [String: Order] = [:]
     private var archived: [String: Order] = [:]
     private var byTransaction: [String: String] = [:]
+    private var byToken: [String: String] = [:]
 
     /// Creates an empty store, or one holding `orders` as open orders.
     public init(orders: [Order] = []) {
         for order in orders {
             open[order.id] = order
             if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
+            if let token = order.token { byToken[token] = order.id }
         }
     }
 
@@ -22,6 +24,7 @@ public actor InMemoryOrderStore: OrderStore {
         archived[order.id] = nil
         open[order.id] = order
         if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
+        if let token = order.token { byToken[token] = order.id }
     }
 
     public func save(_ order: Order) {
@@ -47,6 +50,10 @@ public actor InMemoryOrderStore: OrderStore {
 
     public func order(transactionID: String) -> Order? {
         byTransaction[transactionID].flatMap { open[$0] ?? archived[$0] }
+    }
+
+    public func order(token: String) -> Order? {
+        byToken[token].flatMap { open[$0] ?? archived[$0] }
     }
 
     public func archive(orderID: String) throws {

@@ -39,6 +39,11 @@ public protocol OrderStore: Sendable {
     /// The order whose store transaction has this id, open or archived.
     func order(transactionID: String) async throws -> Order?
 
+    /// The order whose payment carried this order token, open or archived: a
+    /// payment that completes after its order failed, expired or was archived
+    /// must still find the order, and the user, it was made for.
+    func order(token: String) async throws -> Order?
+
     /// Moves an order to the archive; it leaves the open set.
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when there is no such open order.

@@ -3,7 +3,7 @@ import PurchaseKitSimulator
 
 extension Commands {
     static let chaos = Command(
-        name: "chaos", synopsis: "chaos [--runs N] [--seed S] [--json]",
+        name: "chaos", synopsis: "chaos [--runs N] [--seed S] [--trace] [--json]",
         summary: "Run the fault simulation and check no order is lost or doubled.",
         details: """
         Runs N seeded stories of purchases under crashes, duplicate and lost store
@@ -14,10 +14,12 @@ extension Commands {
 
           --runs N          how many runs (default 100)
           --seed S          the first run's seed (default 1); run i uses S + i
+          --trace           print every step of every run and the world after it
+                            (use it with --runs 1 to read a failing seed's story)
           --json            print the report as JSON (runs, purchases, lost,
                             duplicated, wrongUser, unfinished, invalidTransitions, seconds, ...)
         """,
-        spec: .init(valueOptions: ["runs", "seed"], flags: ["json"])
+        spec: .init(valueOptions: ["runs", "seed"], flags: ["json", "trace"])
     ) { arguments, context in
         _ = try arguments.positionals([])
         let runs = try arguments.positiveInt("runs", default: 100)
@@ -28,7 +30,20 @@ extension Commands {
             }
             seed = value
         }
-        let report = await FaultSimulation.run(FaultSimulation.Options(runs: runs, firstSeed: seed))
+        let report: FaultSimulation.Report
+        if arguments.has("trace") {
+            var traced = FaultSimulation.Report()
+            for index in 0..<runs {
+                let runSeed = seed &+ UInt64(index)
+                let result = await FaultSimulation.runOne(seed: runSeed)
+                context.terminal.line("seed \(runSeed):")
+                for line in result.trace { context.terminal.line("  " + line) }
+                traced.add(result, replayCommand: FaultSimulation.replayCommand(seed: runSeed))
+            }
+            report = traced
+        } else {
+            report = await FaultSimulation.run(FaultSimulation.Options(runs: runs, firstSeed: seed))
+        }
         if arguments.has("json") {
             context.terminal.line(try JSONOutput.text(report))
         } else {

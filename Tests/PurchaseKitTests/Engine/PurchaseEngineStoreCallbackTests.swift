@@ -29,6 +29,7 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
             await world.store.setHoldsUpdates(true)
             let call = Task { try await engine.purchase(productID: Catalog.pro, user: "alice") }
             await world.clock.waitForSleepers(count: 1) // the purchase is waiting for the store
+            await engine.waitUntilIdle() // and the store has taken the payment
             let held = await world.store.heldUpdateCount()
             XCTAssertEqual(held, 2, "purchasing and purchased are held back")
             await world.store.setHoldsUpdates(false)
@@ -69,6 +70,7 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
         world.clock.advance(by: 60)
         let second = try await call.value
         guard case .pending(_, .storeTimeout) = second else { return XCTFail("\(second)") }
+        await engine.waitUntilIdle() // the payment the call stopped waiting for reaches the store
 
         let flagged = await engine.openOrders(user: "alice").filter { $0.status == .needsAttention }
         XCTAssertEqual(flagged.count, 1)
@@ -99,6 +101,7 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
         await world.clock.waitForSleepers(count: 1)
         world.clock.advance(by: 60)
         _ = try await call.value
+        await engine.waitUntilIdle() // the payment the call stopped waiting for reaches the store
 
         let flagged = await engine.openOrders().filter { $0.status == .needsAttention }
         let order = try XCTUnwrap(flagged.first)

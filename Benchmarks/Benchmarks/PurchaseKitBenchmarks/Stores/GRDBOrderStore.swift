@@ -101,6 +101,12 @@ final class GRDBOrderStore: OrderStore {
         return try row.map { try OrderCoding.decode($0) }
     }
 
+    func order(token: String) async throws -> Order? {
+        // Token lookups are rare (a payment whose order left the working set): a scan will do here.
+        let rows = try await pool.read { db in try Data.fetchAll(db, sql: "SELECT document FROM orders") }
+        return try rows.lazy.map { try OrderCoding.decode($0) }.first { $0.token == token }
+    }
+
     func archive(orderID: String) async throws {
         let changed = try await pool.write { db in
             try db.execute(sql: "UPDATE orders SET archived = 1 WHERE id = ? AND archived = 0", arguments: [orderID])
