@@ -48,6 +48,10 @@ final class PersistentPaymentQueue: PaymentQueue {
         return transactions
     }
 
+    func revokedTransactions() async throws -> [StoreTransaction] {
+        try await base.revokedTransactions()
+    }
+
     func attach(_ observer: any PaymentQueueObserver) async {
         relay.target.withLock { $0 = WeakTarget(value: observer) }
         await base.attach(relay)

@@ -165,6 +165,19 @@ public struct OrderStateMachine: Sendable {
         }
     }
 
+    /// Whether a failed or cancelled payment the store keeps in its queue may
+    /// be finished now: its order's outcome is saved (it rests failed or
+    /// cancelled, or a paid transaction has overtaken it), or no order waits
+    /// for it. While the order still waits for the store, its save failed:
+    /// the store must replay the update.
+    public static func mayFinishUnpaidPayment(of order: Order?) -> Bool {
+        guard let order else { return true }
+        switch order.status {
+        case .created, .purchasing, .deferred: return false
+        default: return true
+        }
+    }
+
     private func verified(_ result: VerificationResult, order: Order, now: Date, retryDelay: TimeInterval) -> Step {
         guard order.status.owesDelivery, let transactionID = order.transactionID else {
             return Step(order: order, actions: [])

@@ -144,7 +144,8 @@ extension PurchaseEngine {
         }
     }
 
-    private func finishTransaction(_ transactionID: String, orderID: String) async -> Bool {
+    @discardableResult
+    func finishTransaction(_ transactionID: String, orderID: String) async -> Bool {
         counters.finishCalls += 1
         do {
             try await queue.finish(transactionID: transactionID)

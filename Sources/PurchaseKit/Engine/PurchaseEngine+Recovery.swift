@@ -14,7 +14,10 @@ extension PurchaseEngine {
         // A paid update whose order could not be saved was dropped; the store
         // still holds the transaction. Attaching again replays it now, instead
         // of at the next launch. Known transactions come back as duplicates.
-        if started { await attachToStore(within: configuration.storeTimeout) }
+        if started {
+            await attachToStore(within: configuration.storeTimeout)
+            await reconcileRevocations()
+        }
         let due = orders.values
             .filter { ($0.status.owesDelivery || owesEngineFinish($0)) && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }

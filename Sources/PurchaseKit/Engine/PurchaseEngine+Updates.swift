@@ -35,12 +35,40 @@ extension PurchaseEngine {
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
         case .purchasing, .deferred, .interrupted, .cancelled, .failed:
-            guard let orderID = paymentOrder(for: update) else {
+            let orderID = paymentOrder(for: update)
+            if let orderID {
+                await drive(orderID: orderID, .store(update.kind, nil))
+            } else {
                 counters.staleUpdatesIgnored += 1
                 log(.debug, "A payment update matched no waiting order", ["productID": update.productID])
-                return
             }
-            await drive(orderID: orderID, .store(update.kind, nil))
+            if let paymentID = update.paymentID {
+                let order = orderID == nil ? nil : try? await currentOrder(orderID!)
+                if OrderStateMachine.mayFinishUnpaidPayment(of: order) {
+                    await finishTransaction(paymentID, orderID: orderID ?? "-")
+                }
+            }
+        }
+    }
+
+    /// Learns of revocations the store announced while no process could save
+    /// them (an app killed between the store's refund and the engine's save):
+    /// every transaction the store reports revoked whose order is not yet
+    /// revoked is revoked now. Runs at launch and at retry triggers.
+    func reconcileRevocations() async {
+        let queue = self.queue
+        guard let revoked = try? await withTimeout(configuration.storeTimeout, { try await queue.revokedTransactions() }) else {
+            log(.info, "The store's revocations could not be read; asked again at the next trigger")
+            return
+        }
+        for transaction in revoked.sorted(by: { $0.id < $1.id }) {
+            var order = orders.values.first { $0.transactionID == transaction.id }
+            if order == nil { order = try? await store.order(transactionID: transaction.id) }
+            guard let order, order.status != .revoked else { continue }
+            log(.info, "A revocation the engine had not recorded was found", ["orderID": order.id, "transactionID": transaction.id])
+            await lockUpdates()
+            await handleRevocation(transaction)
+            unlockUpdates()
         }
     }
 

@@ -118,7 +118,10 @@ public actor PurchaseEngine: PaymentQueueObserver {
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
         await attachToStore(within: configuration.launchTimeout)
         let ids = report.orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
-        spawn { engine in await engine.recover(orderIDs: ids) }
+        spawn { engine in
+            await engine.recover(orderIDs: ids)
+            await engine.reconcileRevocations()
+        }
         return report
     }
 

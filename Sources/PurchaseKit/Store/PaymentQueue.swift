@@ -42,8 +42,11 @@ public protocol PaymentQueue: Sendable {
     /// - Throws: ``PurchaseKitError`` when the store would not even take the payment.
     func add(_ payment: Payment) async throws
 
-    /// Tells the store that the app is done with a transaction. Until then the
-    /// store replays it to every newly attached observer.
+    /// Tells the store that the app is done with a transaction — paid,
+    /// refunded, or (with the update's `paymentID`) failed or cancelled. Until
+    /// then the store replays it to every newly attached observer. The engine
+    /// finishes every one: a paid one only after its delivery is saved, the
+    /// others once the order's outcome is saved. Finishing twice does nothing.
     func finish(transactionID: String) async throws
 
     /// Asks the store for the account's restorable transactions
@@ -54,6 +57,16 @@ public protocol PaymentQueue: Sendable {
     /// delivers to it every transaction that is still unfinished, including
     /// those a killed process left behind.
     func attach(_ observer: any PaymentQueueObserver) async
+
+    /// Every transaction of the account that the store has revoked (refunds,
+    /// Family Sharing removals), whether or not its `.revoked` update ever
+    /// reached an observer: the store announces a revocation once, and an
+    /// app killed before it saved it must still learn of it. The engine asks
+    /// at launch and at retry triggers.
+    ///
+    /// - Throws: ``PurchaseKitError`` when the store cannot answer now; the
+    ///   engine asks again at the next trigger.
+    func revokedTransactions() async throws -> [StoreTransaction]
 
     /// How the store sees the renewal of a subscription (see the default in the extension).
     func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState?

@@ -32,14 +32,22 @@ public struct TransactionUpdate: Sendable, Hashable {
     public var orderToken: String?
     /// The transaction, for `purchased`, `restored` and `revoked`.
     public var transaction: StoreTransaction?
+    /// For `failed` and `cancelled`: the store's id of the unpaid payment when
+    /// the store keeps it in its queue until the app finishes it (StoreKit 1's
+    /// failed `SKPaymentTransaction`). The engine passes it to
+    /// ``PaymentQueue/finish(transactionID:)`` once the order's failure is
+    /// saved. Nil when the store keeps nothing to finish (StoreKit 2).
+    public var paymentID: String?
     /// When the store made the report.
     public var date: Date
 
-    public init(kind: Kind, productID: String, orderToken: String?, transaction: StoreTransaction? = nil, date: Date) {
+    public init(kind: Kind, productID: String, orderToken: String?, transaction: StoreTransaction? = nil,
+                paymentID: String? = nil, date: Date) {
         self.kind = kind
         self.productID = productID
         self.orderToken = orderToken
         self.transaction = transaction
+        self.paymentID = paymentID
         self.date = date
     }
 }
@@ -50,13 +58,14 @@ extension TransactionUpdate: CustomStringConvertible, CustomDebugStringConvertib
     public var customMirror: Mirror {
         Mirror(self, children: [
             "kind": kind, "productID": productID, "orderToken": orderToken == nil ? "none" : "<redacted>",
-            "transaction": transaction as Any, "date": date,
+            "transaction": transaction as Any, "paymentID": paymentID as Any, "date": date,
         ], displayStyle: .struct)
     }
 
     public var description: String {
         var text = "TransactionUpdate(\(kind), productID: \(productID), orderToken: \(orderToken == nil ? "none" : "<redacted>")"
         if let transaction { text += ", transactionID: \(transaction.id)" }
+        if let paymentID { text += ", paymentID: \(paymentID)" }
         return text + ")"
     }
 }

@@ -93,6 +93,8 @@ struct InvariantChecker {
         }
         let unfinished = await store.unfinishedTransactions()
         verdict.count(\.unfinished, by: unfinished.count, "end: unfinished transactions \(unfinished.map(\.id))")
+        let unfinishedPayments = await store.unfinishedPaymentIDs()
+        verdict.count(\.unfinished, by: unfinishedPayments.count, "end: unfinished failed or cancelled payments \(unfinishedPayments)")
         var transitions = 0
         for each in apps { transitions += await each.engine.diagnostics.invalidTransitionsAttempted }
         verdict.count(\.invalidTransitions, by: transitions, "invalid transitions attempted: \(transitions)")

@@ -102,6 +102,11 @@ struct ProcessPaymentQueue: PaymentQueue {
         return try await base.restoreCompletedTransactions()
     }
 
+    func revokedTransactions() async throws -> [StoreTransaction] {
+        try kill.check()
+        return try await base.revokedTransactions()
+    }
+
     func attach(_ observer: any PaymentQueueObserver) async {
         guard !kill.isDead else { return }
         await base.attach(observer)

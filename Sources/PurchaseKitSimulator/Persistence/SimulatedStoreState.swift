@@ -19,6 +19,9 @@ struct SimulatedStoreState: Codable {
     var nextTransactionNumber: UInt64
     var nextPendingNumber: UInt64
     var paymentsAllowed: Bool
+    /// Failed and cancelled payments (absent in files from before they were kept).
+    var unpaid: [UnpaidPaymentRecord]?
+    var nextUnpaidNumber: UInt64?
 }
 
 extension SimulatedPaymentQueue {
@@ -35,7 +38,8 @@ extension SimulatedPaymentQueue {
             products: catalogProducts(), settings: settings, records: records,
             subscriptions: subscriptions.values.sorted { $0.productID < $1.productID }, pending: pending,
             billingIssues: billingIssues.sorted(), nextTransactionNumber: nextTransactionNumber,
-            nextPendingNumber: nextPendingNumber, paymentsAllowed: paymentsAllowed)
+            nextPendingNumber: nextPendingNumber, paymentsAllowed: paymentsAllowed, unpaid: unpaid,
+            nextUnpaidNumber: nextUnpaidNumber)
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

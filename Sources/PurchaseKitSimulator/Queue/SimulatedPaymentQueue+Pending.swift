@@ -26,9 +26,8 @@ extension SimulatedPaymentQueue {
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no Ask to Buy request has this id.
     public func declineAskToBuy(id: String) async throws {
         let held = try take(id: id, kind: .askToBuy)
-        let update = TransactionUpdate(kind: .failed(.declined), productID: held.productID,
-                                       orderToken: held.orderToken, date: clock.now)
-        await send([update], faults: held.faults)
+        await send([unpaidUpdate(.failed(.declined), productID: held.productID, orderToken: held.orderToken)],
+                   faults: held.faults)
     }
 
     /// Approves the Ask to Buy request whose payment carried `orderToken` (the

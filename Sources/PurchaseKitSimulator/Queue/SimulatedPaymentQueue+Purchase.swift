@@ -26,12 +26,15 @@ extension SimulatedPaymentQueue {
         func report(_ kind: TransactionUpdate.Kind) -> TransactionUpdate {
             TransactionUpdate(kind: kind, productID: payment.productID, orderToken: token, date: now)
         }
+        func unpaid(_ kind: UnpaidPaymentRecord.UnpaidKind) -> TransactionUpdate {
+            unpaidUpdate(kind, productID: payment.productID, orderToken: token)
+        }
         guard let product = catalog[payment.productID] else {
-            await send([report(.purchasing), report(.failed(.productNotAvailable))], faults: faults)
+            await send([report(.purchasing), unpaid(.failed(.productNotAvailable))], faults: faults)
             return
         }
         guard payment.quantity >= 1 else {
-            await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
+            await send([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
             return
         }
         switch behavior {
@@ -47,9 +50,9 @@ extension SimulatedPaymentQueue {
             let transaction = charge(product, quantity: payment.quantity, orderToken: token, userID: payment.userID, at: now)
             await send([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
         case .userCancel:
-            await send([report(.purchasing), report(.cancelled)], faults: faults)
+            await send([report(.purchasing), unpaid(.cancelled)], faults: faults)
         case .fail(let reason):
-            await send([report(.purchasing), report(.failed(reason))], faults: faults)
+            await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
         case .askToBuy, .interrupted:
             nextPendingNumber += 1
             let held = PendingPurchase(

@@ -44,6 +44,9 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     var billingIssues: Set<String> = []
     var nextTransactionNumber: UInt64 = 2_000_000_000
     var nextPendingNumber: UInt64 = 0
+    /// Failed and cancelled payments, kept until the app finishes them.
+    var unpaid: [UnpaidPaymentRecord] = []
+    var nextUnpaidNumber: UInt64 = 0
 
     var observer = WeakObserver()
     /// Updates without a transaction, produced while no observer was attached.
@@ -103,6 +106,8 @@ public actor SimulatedPaymentQueue: PaymentQueue {
             nextTransactionNumber = state.nextTransactionNumber
             nextPendingNumber = state.nextPendingNumber
             paymentsAllowed = state.paymentsAllowed
+            unpaid = state.unpaid ?? []
+            nextUnpaidNumber = state.nextUnpaidNumber ?? 0
         }
     }
 
@@ -156,6 +161,10 @@ public actor SimulatedPaymentQueue: PaymentQueue {
         for record in records where record.isFinished && record.transaction.isRevoked && !record.revocationSeen {
             batch.append(update(.revoked, for: record.transaction))
         }
+        let waiting = Set(batch.compactMap(\.paymentID))
+        for record in unpaid where !record.isFinished && !waiting.contains(record.id) {
+            batch.append(update(for: record))
+        }
         guard !batch.isEmpty else { return }
         markSeen(batch)
         await observer.paymentQueue(didUpdate: batch)
@@ -166,8 +175,17 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     /// with StoreKit: the app may finish again after a crash.
     public func finish(transactionID: String) async throws {
         try await waitLatency()
-        guard let index = recordIndex[transactionID] else { return }
-        records[index].isFinished = true
+        if let index = recordIndex[transactionID] {
+            records[index].isFinished = true
+        } else if let index = unpaid.firstIndex(where: { $0.id == transactionID }) {
+            unpaid[index].isFinished = true
+        }
+    }
+
+    /// Every transaction the store revoked, refunded ones included, oldest first.
+    public func revokedTransactions() async throws -> [StoreTransaction] {
+        try await waitLatency()
+        return records.map(\.transaction).filter(\.isRevoked)
     }
 
     // MARK: Queries for tests and tools
@@ -175,6 +193,11 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     /// The transactions the app has not finished, oldest first.
     public func unfinishedTransactions() -> [StoreTransaction] {
         records.filter { !$0.isFinished }.map(\.transaction)
+    }
+
+    /// The ids of failed and cancelled payments the app has not finished.
+    public func unfinishedPaymentIDs() -> [String] {
+        unpaid.filter { !$0.isFinished }.map(\.id)
     }
 
     /// Every transaction of the account, oldest first.
@@ -203,6 +226,26 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     func waitLatency() async throws {
         guard latency > 0 else { return }
         try await clock.sleep(for: latency)
+    }
+
+    /// Records a failed or cancelled payment the app must finish, and its update.
+    func unpaidUpdate(_ kind: UnpaidPaymentRecord.UnpaidKind, productID: String, orderToken: String?) -> TransactionUpdate {
+        nextUnpaidNumber += 1
+        let record = UnpaidPaymentRecord(id: "payment-\(nextUnpaidNumber)", kind: kind, productID: productID,
+                                         orderToken: orderToken, isFinished: false)
+        unpaid.append(record)
+        return update(for: record)
+    }
+
+    /// The update that reports an unpaid payment.
+    func update(for record: UnpaidPaymentRecord) -> TransactionUpdate {
+        let kind: TransactionUpdate.Kind
+        switch record.kind {
+        case .cancelled: kind = .cancelled
+        case .failed(let reason): kind = .failed(reason)
+        }
+        return TransactionUpdate(kind: kind, productID: record.productID, orderToken: record.orderToken,
+                                 paymentID: record.id, date: clock.now)
     }
 
     /// An update about `transaction`, carrying its order token.

@@ -13,6 +13,23 @@ struct TransactionRecord: Sendable, Codable {
     var revocationSeen: Bool
 }
 
+/// A failed or cancelled payment the store keeps in its queue until the app
+/// finishes it, as StoreKit 1 does with failed transactions.
+struct UnpaidPaymentRecord: Sendable, Codable {
+    /// The id the app finishes it by.
+    var id: String
+    /// The failed or cancelled update, replayed on attach until finished.
+    var kind: UnpaidKind
+    var productID: String
+    var orderToken: String?
+    var isFinished: Bool
+
+    enum UnpaidKind: Sendable, Codable, Hashable {
+        case cancelled
+        case failed(StoreFailureReason)
+    }
+}
+
 /// A weak reference to the observer: the store must not keep the app's engine alive.
 struct WeakObserver {
     weak var value: (any PaymentQueueObserver)?

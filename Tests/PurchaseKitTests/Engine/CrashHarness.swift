@@ -123,6 +123,7 @@ struct DyingPaymentQueue: PaymentQueue {
     func add(_ payment: Payment) async throws { try kill.check(); try await base.add(payment) }
     func finish(transactionID: String) async throws { try await kill.finish { try await base.finish(transactionID: transactionID) } }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { try kill.check(); return try await base.restoreCompletedTransactions() }
+    func revokedTransactions() async throws -> [StoreTransaction] { try kill.check(); return try await base.revokedTransactions() }
     // A dead engine stays attached until the next one attaches; whatever it
     // then tries fails through the switch, so it can change nothing.
     func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }

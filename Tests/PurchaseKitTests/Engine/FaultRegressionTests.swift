@@ -122,6 +122,7 @@ struct FlakyFinishQueue: PaymentQueue {
     func canMakePayments() async -> Bool { await base.canMakePayments() }
     func add(_ payment: Payment) async throws { try await base.add(payment) }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
+    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
     func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
 
     func finish(transactionID: String) async throws {

@@ -109,6 +109,7 @@ actor InFlightProbe: PaymentQueue {
     func canMakePayments() async -> Bool { await base.canMakePayments() }
     func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
+    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
     func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
 
     func add(_ payment: Payment) async throws {

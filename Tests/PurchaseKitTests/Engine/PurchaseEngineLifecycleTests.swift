@@ -210,5 +210,6 @@ struct FailingRestoreQueue: PaymentQueue {
     func add(_ payment: Payment) async throws { try await base.add(payment) }
     func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { throw Unreachable() }
+    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
     func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
 }

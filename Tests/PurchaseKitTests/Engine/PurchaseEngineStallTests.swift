@@ -185,6 +185,7 @@ actor StallingQueue: PaymentQueue {
     }
     func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
+    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
     func attach(_ observer: any PaymentQueueObserver) async {
         await gate(.attach)
         await base.attach(observer)
