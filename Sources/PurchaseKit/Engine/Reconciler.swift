@@ -11,9 +11,11 @@ import Foundation
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
-/// 4. Otherwise a renewal of a known purchase (same original id), or an
-///    unsolicited purchase (another device, Ask to Buy approved after a
-///    relaunch, store-initiated) for the current user.
+/// 4. Otherwise a renewal of a known purchase (same original id).
+/// 5. A token no order holds (the app lost the order: a reinstall): flagged
+///    for the app to assign, never guessed.
+/// 6. No token at all: an unsolicited purchase (another device,
+///    store-initiated) for the current user.
 public struct Reconciler: Sendable {
     /// The answer.
     public enum Match: Sendable, Equatable {
@@ -70,6 +72,12 @@ public struct Reconciler: Sendable {
         }
         if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID }) {
             return .newOrder(userID: earlier.userID, source: .renewal)
+        }
+        // A token this app minted for an order it no longer has (a reinstall,
+        // a lost order store): someone paid through this app, but who is not
+        // known here. Never credit whoever happens to be logged in.
+        if transaction.orderToken != nil {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         if let currentUserID {
             return .newOrder(userID: currentUserID, source: .otherDevice)

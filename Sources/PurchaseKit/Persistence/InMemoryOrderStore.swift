@@ -71,6 +71,11 @@ public actor InMemoryOrderStore: OrderStore {
         }
     }
 
+    /// Every order, open and archived, oldest first (for tests and diagnostics).
+    public func allOrders() -> [Order] {
+        (Array(open.values) + Array(archived.values)).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
     /// Every archived order (for tests and diagnostics).
     public func archivedOrders() -> [Order] {
         archived.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }

@@ -11,7 +11,7 @@ import PurchaseKit
 final class FaultPlan: Sendable {
     /// Chances, 0 to 1, of each fault.
     struct Rates: Sendable {
-        var cancel = 0.0, storeFailure = 0.0, askToBuy = 0.0, interrupted = 0.0
+        var cancel = 0.0, storeFailure = 0.0, askToBuy = 0.0, interrupted = 0.0, latePayment = 0.0
         var lostToken = 0.0, duplicate = 0.0, held = 0.0
         var verifierTimeout = 0.0, serverError = 0.0, replyLost = 0.0, verifierThrows = 0.0, forged = 0.0
         var saveFails = 0.0, finishFails = 0.0, addFails = 0.0, productsFail = 0.0
@@ -20,11 +20,13 @@ final class FaultPlan: Sendable {
         /// Rates drawn from the ranges a run may have.
         static func draw(using random: inout SeededRandomNumberGenerator) -> Rates {
             func r(_ high: Double) -> Double { Double.random(in: 0...high, using: &random) }
-            return Rates(cancel: r(0.15), storeFailure: r(0.15), askToBuy: r(0.2), interrupted: r(0.15),
+            var rates = Rates(cancel: r(0.15), storeFailure: r(0.15), askToBuy: r(0.2), interrupted: r(0.15),
                          lostToken: r(0.3), duplicate: r(0.3), held: r(0.2),
                          verifierTimeout: r(0.25), serverError: r(0.25), replyLost: r(0.2), verifierThrows: r(0.1),
                          forged: r(0.08), saveFails: r(0.08), finishFails: r(0.2), addFails: r(0.1),
                          productsFail: r(0.05), crash: r(0.15), clockJump: r(0.2), userSwitch: r(0.2))
+            rates.latePayment = r(0.1)
+            return rates
         }
     }
 

@@ -35,7 +35,7 @@ struct InvariantChecker {
     /// Rules that hold after every step, faults or not: nothing credited to
     /// anyone but the payer, nothing credited twice, no paid transaction
     /// finished without its credit, no forged receipt credited.
-    func checkStep(_ step: String, into verdict: inout Verdict) async {
+    func checkStep(_ step: String, orders: [Order], into verdict: inout Verdict) async {
         let store = world.store
         let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
         for transaction in await store.allTransactions() {
@@ -57,7 +57,7 @@ struct InvariantChecker {
             }
         }
         var granting: [String: [Order]] = [:]
-        for order in await world.allOrders() where order.status == .delivered || order.status == .completed {
+        for order in orders where order.status == .delivered || order.status == .completed {
             guard let id = order.transactionID else {
                 verdict.count(\.entitlementViolations, "\(step): order \(order.id) is \(order.status.rawValue) without a transaction")
                 continue
@@ -79,15 +79,16 @@ struct InvariantChecker {
     /// Rules for the end of a run, after the faults stopped and the clock ran
     /// on: every paid transaction credited exactly once and finished; what the
     /// engine reports as owned matches the ledger; nothing secret was logged.
-    func checkEnd(app: SimulatedApp, apps: [SimulatedApp], results: [PurchaseResult], into verdict: inout Verdict) async {
-        await checkStep("end", into: &verdict)
+    func checkEnd(app: SimulatedApp, apps: [SimulatedApp], results: [PurchaseResult], deliveredHere: [String: Set<String>],
+                  into verdict: inout Verdict) async {
+        await checkStep("end", orders: await world.allOrders(), into: &verdict)
         let store = world.store
         let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
         var users: Set<String> = []
         for transaction in await store.allTransactions() {
             let id = transaction.id
             if let buyer = await store.buyer(ofTransactionID: id) { users.insert(buyer) }
-            if !world.plan.isForged(transactionID: id), (credits[id] ?? []).isEmpty {
+            if !world.plan.isForged(transactionID: id), !transaction.isRevoked, (credits[id] ?? []).isEmpty {
                 verdict.flag(\.lost, id, "end: paid transaction \(id) was never credited")
             }
         }
@@ -100,8 +101,10 @@ struct InvariantChecker {
         verdict.count(\.invalidTransitions, by: transitions, "invalid transitions attempted: \(transitions)")
         for order in await world.allOrders() { users.insert(order.userID) }
         let allCredits = await world.server.allCredits
+        let revoked = Set(await store.allTransactions().filter(\.isRevoked).map(\.id))
         for user in users.sorted() where !user.isEmpty {
-            await checkEntitlements(of: user, engine: app.engine, credits: allCredits, into: &verdict)
+            await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
+                                    revoked: revoked, into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -112,17 +115,34 @@ struct InvariantChecker {
         await checkLog(into: &verdict)
     }
 
-    private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], into verdict: inout Verdict) async {
+    /// What the engine says a user owns against what the ledger says the user
+    /// paid for: every entitlement backed by an unrevoked credit to that user;
+    /// every unrevoked non-consumable delivered on this device still granted
+    /// (whatever the order store pruned since); the consumable balance equal
+    /// to the unrevoked units credited and delivered on this device.
+    private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], deliveredHere: Set<String>,
+                                   revoked: Set<String>, into verdict: inout Verdict) async {
         let mine = credits.filter { $0.userID == user }
         do {
-            for entitlement in try await engine.entitlements(user: user)
-            where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
+            let entitlements = try await engine.entitlements(user: user)
+            for entitlement in entitlements where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
                 verdict.count(\.entitlementViolations, "end: \(user) is entitled to \(entitlement.productID) by uncredited transaction \(entitlement.transactionID)")
             }
+            for entitlement in entitlements where revoked.contains(entitlement.transactionID) {
+                verdict.count(\.entitlementViolations, "end: \(user) is still entitled to \(entitlement.productID) by refunded transaction \(entitlement.transactionID)")
+            }
+            let granted = Set(entitlements.map(\.productID))
+            for credit in mine where credit.productID == SimulationWorld.pro && deliveredHere.contains(credit.transactionID)
+                && !revoked.contains(credit.transactionID) && !granted.contains(credit.productID) {
+                verdict.count(\.entitlementViolations, "end: \(user) paid for \(credit.productID) (transaction \(credit.transactionID)) but is not entitled to it")
+            }
             var expected: [String: Int] = [:]
-            for credit in mine where credit.productID == SimulationWorld.coins { expected[credit.productID, default: 0] += credit.quantity }
+            for credit in mine where credit.productID == SimulationWorld.coins && deliveredHere.contains(credit.transactionID)
+                && !revoked.contains(credit.transactionID) {
+                expected[credit.productID, default: 0] += credit.quantity
+            }
             let balance = try await engine.consumableBalance(user: user)
-            if balance != expected {
+            if balance.filter({ $0.value != 0 }) != expected {
                 verdict.count(\.entitlementViolations, "end: \(user) has consumable balance \(balance), the ledger says \(expected)")
             }
         } catch {

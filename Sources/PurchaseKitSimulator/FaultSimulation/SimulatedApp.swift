@@ -13,6 +13,9 @@ final class SimulatedApp: Sendable {
     static let retryPolicy = RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 600, jitter: 0,
                                          attemptBudget: 4, needsAttentionInterval: 3600)
 
+    /// How long a purchase call waits for the store.
+    static let storeTimeout: TimeInterval = 600
+
     private init(index: Int, engine: PurchaseEngine, kill: ProcessKill) {
         self.index = index
         self.engine = engine
@@ -30,7 +33,9 @@ final class SimulatedApp: Sendable {
             orderStore: ProcessOrderStore(world: world, kill: kill),
             orderGenerator: ProcessOrderGenerator(world: world, kill: kill),
             clock: world.clock, retryPolicy: retryPolicy,
-            maximumConcurrentPurchases: 64, storeTimeout: 600, verificationTimeout: 20,
+            finishPolicy: world.profile.manualFinish ? .manual : .afterDelivery,
+            duplicatePurchasePolicy: world.profile.waitsForDuplicates ? .wait : .reject,
+            maximumConcurrentPurchases: 64, storeTimeout: storeTimeout, verificationTimeout: 20,
             jitterSeed: world.seed &+ UInt64(index), logHandler: world.log)
         configuration.taskStarter = world.starter
         configuration.orderTokenSeed = world.seed &* 0x9E37_79B9 &+ UInt64(index)

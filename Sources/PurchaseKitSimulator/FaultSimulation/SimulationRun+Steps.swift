@@ -12,17 +12,21 @@ extension SimulationRun {
     func performRandomStep() async -> String {
         let askToBuy = await world.store.pendingAskToBuy()
         let interrupted = await world.store.pendingInterrupted()
+        let late = await world.store.pendingLatePayments()
         let held = await world.store.heldUpdateCount()
         var choices: [(weight: Double, label: String)] = [(1, "purchase")]
         if !askToBuy.isEmpty { choices.append((0.3, "ask to buy")) }
         if !interrupted.isEmpty { choices.append((0.3, "interrupted")) }
+        if !late.isEmpty { choices.append((0.3, "late payment")) }
         if held > 0 { choices.append((0.3, "release")) }
         choices += [(rates.clockJump, "clock"), (rates.userSwitch, "user"), (0.1, "retry"), (rates.crash / 2, "kill")]
+        choices += Self.lifecycleChoices
         var roll = Double.random(in: 0..<choices.reduce(0) { $0 + $1.weight }, using: &random)
         let choice = choices.first { roll -= $0.weight; return roll < 0 }?.label ?? "purchase"
         switch choice {
         case "ask to buy": return await answerAskToBuy(askToBuy)
         case "interrupted": return await completeInterrupted(interrupted)
+        case "late payment": return await completeLatePayment(late)
         case "release": return await releaseHeld()
         case "clock": return await jumpClock()
         case "user": return await switchUser()
@@ -33,7 +37,8 @@ extension SimulationRun {
         case "kill":
             await app.kill.killNow()
             return "kill the app"
-        default: return await purchase()
+        case "purchase": return await purchase()
+        default: return await performLifecycleStep(choice)
         }
     }
 
@@ -48,7 +53,7 @@ extension SimulationRun {
 
     private func purchase() async -> String {
         purchases += 1
-        let user = SimulationRun.users.randomElement(using: &random) ?? currentUser
+        let user = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
         let product = SimulationWorld.products.randomElement(using: &random)?.id ?? SimulationWorld.coins
         let quantity = product == SimulationWorld.coins ? Int.random(in: 1...3, using: &random) : 1
         let behavior: PurchaseBehavior
@@ -62,10 +67,15 @@ extension SimulationRun {
             behavior = .askToBuy
         } else if draw < rates.cancel + rates.storeFailure + rates.askToBuy + rates.interrupted {
             behavior = .interrupted
+        } else if draw < rates.cancel + rates.storeFailure + rates.askToBuy + rates.interrupted + rates.latePayment {
+            behavior = Bool.random(using: &random) ? .failsThenPays : .cancelsThenPays
         } else {
             behavior = .success
         }
-        let faults = DeliveryFaults(losesOrderToken: chance(rates.lostToken),
+        // A late payment whose token is lost too cannot be told from a purchase
+        // made outside the app (see the README's limits): never both.
+        let isLate = behavior == .failsThenPays || behavior == .cancelsThenPays
+        let faults = DeliveryFaults(losesOrderToken: chance(rates.lostToken) && !isLate,
                                     extraDeliveries: chance(rates.duplicate) ? Int.random(in: 1...2, using: &random) : 0,
                                     holdsUpdates: chance(rates.held))
         recordFaults(behavior, faults)
@@ -84,10 +94,21 @@ extension SimulationRun {
         world.addLatch.withLock { $0 = latch }
         let engine = app.engine
         let results = self.results
+        let key = "\(user) \(product)"
+        let waitsBehindAnother = world.profile.waitsForDuplicates && inFlight.withLock { $0.contains(key) }
+        inFlight.withLock { _ = $0.insert(key) }
+        let inFlight = self.inFlight
         world.starter.start {
             let result = try? await engine.purchase(productID: product, user: user, quantity: quantity)
             if let result { results.withLock { $0.append(result) } }
+            inFlight.withLock { _ = $0.remove(key) }
             latch.open()
+        }
+        if waitsBehindAnother {
+            // The call queues behind an earlier one that waits for the store:
+            // let that one's store timeout run out so this one can go.
+            await app.settle()
+            world.clock.advance(by: SimulatedApp.storeTimeout)
         }
         await latch.wait()
         world.addLatch.withLock { $0 = nil }
@@ -102,6 +123,7 @@ extension SimulationRun {
         case .fail: plan.record("store failure")
         case .askToBuy: plan.record("ask to buy")
         case .interrupted: plan.record("interrupted purchase")
+        case .failsThenPays, .cancelsThenPays: plan.record("late payment")
         case .success: break
         }
         if faults.losesOrderToken { plan.record("lost order token") }
@@ -132,6 +154,15 @@ extension SimulationRun {
         return "\(approve ? "approve" : "decline") \(request.id)\(armed)"
     }
 
+    private func completeLatePayment(_ pending: [PendingPurchase]) async -> String {
+        guard let request = pending.randomElement(using: &random) else { return "no late payment" }
+        let armed = maybeArmCrash()
+        try? await world.store.completeLatePayment(id: request.id)
+        await app.settle()
+        app.kill.disarm()
+        return "late payment \(request.id)\(armed)"
+    }
+
     private func completeInterrupted(_ pending: [PendingPurchase]) async -> String {
         guard let request = pending.randomElement(using: &random) else { return "no interrupted purchase" }
         let armed = maybeArmCrash()
@@ -158,11 +189,11 @@ extension SimulationRun {
     }
 
     private func switchUser() async -> String {
-        currentUser = SimulationRun.users.randomElement(using: &random) ?? currentUser
+        currentUser = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
         world.plan.record("user switch")
         await app.engine.setCurrentUser(currentUser)
         await app.engine.retryPendingDeliveries(user: currentUser)
         await app.settle()
-        return "switch to \(currentUser)"
+        return "switch to \(currentUser ?? "nobody")"
     }
 }

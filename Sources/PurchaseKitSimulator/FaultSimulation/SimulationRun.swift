@@ -16,11 +16,16 @@ final class SimulationRun {
     let world: SimulationWorld
     var app: SimulatedApp!
     var apps: [SimulatedApp] = []
-    var currentUser: String
+    var currentUser: String?
     var trace: [String] = []
     var verdict = Verdict()
     var purchases = 0
     let results = Locked<[PurchaseResult]>([])
+    /// Purchase calls that have not returned, as "user product".
+    let inFlight = Locked<Set<String>>([])
+    /// Per user, the transactions delivered on the current device: what its
+    /// entitlements and balances must keep showing, whatever the store prunes.
+    var deliveredHere: [String: Set<String>] = [:]
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
@@ -30,7 +35,8 @@ final class SimulationRun {
         random = SeededRandomNumberGenerator(seed: seed)
         let drawn = FaultPlan.Rates.draw(using: &random)
         let rates = fixed ?? drawn
-        world = SimulationWorld(seed: seed, rates: rates, sabotage: sabotage, starter: starter)
+        let profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : SimulationWorld.Profile()
+        world = SimulationWorld(seed: seed, rates: rates, profile: profile, sabotage: sabotage, starter: starter)
         currentUser = Self.users[0]
     }
 
@@ -46,7 +52,8 @@ final class SimulationRun {
             await endStep("\(step) \(label)")
         }
         await quietPhase(firstStep: step + 1)
-        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, into: &verdict)
+        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere,
+                               into: &verdict)
         await tearDown()
         return makeResult()
     }
@@ -68,17 +75,21 @@ final class SimulationRun {
             text += " +crash@\(app.kill.callCount)"
             await launch(dyingAt: point)
         }
-        trace.append(text + " | " + (await snapshot()))
-        await checker.checkStep("step \(label)", into: &verdict)
+        let orders = await world.allOrders()
+        for order in orders where order.status == .delivered || order.status == .completed {
+            if let id = order.transactionID { deliveredHere[order.userID, default: []].insert(id) }
+        }
+        trace.append(text + " | " + (await snapshot(orders)))
+        await checker.checkStep("step \(label)", orders: orders, into: &verdict)
     }
 
     /// The world in a canonical form: what must be the same on every replay.
-    func snapshot() async -> String {
-        let orders = await world.allOrders().map { order in
+    func snapshot(_ orders: [Order]) async -> String {
+        let orders = orders.map { order in
             "\(order.id):\(order.userID):\(order.status.rawValue):\(order.transactionID ?? "-")\(order.isFinished ? "f" : "")"
         }
         let credits = await world.server.allCredits.map { "\($0.transactionID)>\($0.userID)" }.sorted()
-        let unfinished = await world.store.unfinishedTransactions().map(\.id).sorted()
+        let unfinished = (await world.store.unfinishedTransactions().map(\.id) + world.store.unfinishedPaymentIDs()).sorted()
         let pending = await world.store.pendingAskToBuy().count + world.store.pendingInterrupted().count
         let held = await world.store.heldUpdateCount()
         return "orders[\(orders.joined(separator: " "))] credits[\(credits.joined(separator: " "))] "
@@ -98,18 +109,7 @@ final class SimulationRun {
             await endStep("\(step) quiet: \(label)")
             step += 1
         }
-        for pending in await world.store.pendingAskToBuy() {
-            if Bool.random(using: &random) {
-                try? await world.store.approveAskToBuy(id: pending.id)
-            } else {
-                try? await world.store.declineAskToBuy(id: pending.id)
-            }
-            await app.settle()
-        }
-        for pending in await world.store.pendingInterrupted() {
-            try? await world.store.completeInterruptedPurchase(id: pending.id)
-            await app.settle()
-        }
+        await answerEveryPendingRequest()
         await world.store.releaseHeldUpdates(order: .asProduced)
         await app.settle()
         await done("answer Ask to Buy, complete interrupted purchases, release held updates")
@@ -125,6 +125,10 @@ final class SimulationRun {
         world.clock.advance(to: end)
         await app.settle()
         await done("clock runs on")
+        if world.profile.manualFinish {
+            _ = await finishByHand()
+            await done("the app finishes what it delivered")
+        }
     }
 
     /// Support gives each transaction that could not be attributed safely to

@@ -23,7 +23,11 @@ final class SimulationWorld: Sendable {
     let clock = ManualClock()
     let store: SimulatedPaymentQueue
     let server: SimulatedReceiptServer
-    let orders = InMemoryOrderStore()
+    /// The device's order store: a new device (a reinstall) starts empty.
+    private let device = Locked(InMemoryOrderStore())
+    var orders: InMemoryOrderStore { device.withLock { $0 } }
+    /// The app's policies for this run, drawn from the seed.
+    let profile: Profile
     let log = RecordingLogHandler(minimumLevel: .trace)
     let plan: FaultPlan
     let sabotage: FaultSimulation.Sabotage
@@ -38,13 +42,30 @@ final class SimulationWorld: Sendable {
     let paymentTokens = Locked<[String]>([])
     private let orderCounter = Locked(0)
 
-    init(seed: UInt64, rates: FaultPlan.Rates, sabotage: FaultSimulation.Sabotage, starter: any TaskStarter) {
+    /// The app's choices that a run varies: finishing by hand, waiting
+    /// duplicate purchases, and whether the store gives a billing grace period.
+    struct Profile: Sendable {
+        var manualFinish = false
+        var waitsForDuplicates = false
+        var gracePeriod = false
+
+        static func draw(using random: inout SeededRandomNumberGenerator) -> Profile {
+            Profile(manualFinish: Double.random(in: 0..<1, using: &random) < 0.2,
+                    waitsForDuplicates: Double.random(in: 0..<1, using: &random) < 0.3,
+                    gracePeriod: Bool.random(using: &random))
+        }
+    }
+
+    init(seed: UInt64, rates: FaultPlan.Rates, profile: Profile, sabotage: FaultSimulation.Sabotage, starter: any TaskStarter) {
         self.seed = seed
+        self.profile = profile
         self.starter = starter
         self.plan = FaultPlan(seed: seed, rates: rates)
         self.sabotage = sabotage
         let signer = ReceiptSigner()
-        store = SimulatedPaymentQueue(products: Self.products, clock: clock, seed: seed, signer: signer)
+        var settings = StoreKitConfiguration.Settings()
+        settings.billingGracePeriodEnabled = profile.gracePeriod
+        store = SimulatedPaymentQueue(products: Self.products, settings: settings, clock: clock, seed: seed, signer: signer)
         server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
     }
 
@@ -53,11 +74,15 @@ final class SimulationWorld: Sendable {
         "order-\(orderCounter.withLock { $0 += 1; return $0 })"
     }
 
-    /// Every order, open and archived, sorted by id.
+    /// A new device: the app's saved orders are gone (the store account and
+    /// the server's ledger are not).
+    func replaceDevice() {
+        device.withLock { $0 = InMemoryOrderStore() }
+    }
+
+    /// Every order on the device, open and archived, oldest first.
     func allOrders() async -> [Order] {
-        let open = await orders.loadOpenOrders().orders
-        let archived = await orders.archivedOrders()
-        return (open + archived).sorted { $0.id.localizedStandardCompare($1.id) == .orderedAscending }
+        await orders.allOrders()
     }
 }
 

@@ -10,6 +10,8 @@ public struct PendingPurchase: Sendable, Hashable, Codable, Identifiable {
         case askToBuy
         /// Waiting for the user to act (accept terms, fix the payment method).
         case interrupted
+        /// Reported failed or cancelled to the app, charged later.
+        case latePayment
     }
 
     /// The store's id for the pending purchase.

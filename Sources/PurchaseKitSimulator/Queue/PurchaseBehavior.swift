@@ -14,6 +14,12 @@ public enum PurchaseBehavior: Sendable, Hashable, Codable {
     /// The purchase needs a user action outside the app: `.purchasing`, then
     /// `.interrupted`; completing it delivers `.purchased`.
     case interrupted
+    /// The store reports the payment failed (`.failed(.networkError)`) but
+    /// charges it later: completing it delivers `.purchased` for the same
+    /// payment, as an interrupted StoreKit purchase does.
+    case failsThenPays
+    /// The store reports the payment cancelled, then charges it later.
+    case cancelsThenPays
 }
 
 /// Delivery faults of the real store, switchable globally, per product or for

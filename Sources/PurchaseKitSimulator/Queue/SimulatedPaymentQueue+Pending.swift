@@ -49,6 +49,19 @@ extension SimulatedPaymentQueue {
         await complete(held)
     }
 
+    /// Payments reported failed or cancelled that the store will still charge.
+    public func pendingLatePayments() -> [PendingPurchase] {
+        pending.filter { $0.kind == .latePayment }
+    }
+
+    /// The store charges a payment it reported failed or cancelled: `.purchased` is delivered late.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no such late payment waits.
+    public func completeLatePayment(id: String) async throws {
+        let held = try take(id: id, kind: .latePayment)
+        await complete(held)
+    }
+
     private func complete(_ held: PendingPurchase) async {
         guard let product = catalog[held.productID] else { return }
         let transaction = owned(product) ?? charge(product, quantity: held.quantity, orderToken: held.orderToken,

@@ -53,6 +53,14 @@ extension SimulatedPaymentQueue {
             await send([report(.purchasing), unpaid(.cancelled)], faults: faults)
         case .fail(let reason):
             await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
+        case .failsThenPays, .cancelsThenPays:
+            nextPendingNumber += 1
+            pending.append(PendingPurchase(
+                id: "pending-\(nextPendingNumber)", kind: .latePayment, productID: product.id, quantity: payment.quantity,
+                orderToken: token, userID: payment.userID, requestedAt: now, paymentOrderToken: payment.orderToken,
+                faults: faults))
+            await send([report(.purchasing), unpaid(behavior == .failsThenPays ? .failed(.networkError) : .cancelled)],
+                       faults: faults)
         case .askToBuy, .interrupted:
             nextPendingNumber += 1
             let held = PendingPurchase(

@@ -1,0 +1,167 @@
+import Foundation
+import PurchaseKit
+
+/// The steps past the first day: months of renewals with billing trouble and
+/// cancellations, refunds of every product type, restores on the same and on
+/// a new device, purchases made outside the app, log-outs, and an app that
+/// finishes transactions itself.
+extension SimulationRun {
+    /// The lifecycle steps and their weights, beside the purchase-day steps.
+    static let lifecycleChoices: [(weight: Double, label: String)] = [
+        (0.12, "months"), (0.06, "billing issue"), (0.05, "billing fixed"), (0.05, "cancel subscription"),
+        (0.08, "refund"), (0.08, "restore"), (0.04, "new device"), (0.06, "outside purchase"),
+        (0.05, "log out"), (0.06, "finish by hand"),
+    ]
+
+    func performLifecycleStep(_ label: String) async -> String {
+        switch label {
+        case "months": return await passMonths()
+        case "billing issue":
+            await world.store.simulateBillingIssue(productID: SimulationWorld.monthly)
+            world.plan.record("billing issue")
+            return "billing issue on \(SimulationWorld.monthly)"
+        case "billing fixed":
+            await world.store.resolveBillingIssue(productID: SimulationWorld.monthly)
+            await app.settle()
+            return "billing issue resolved"
+        case "cancel subscription":
+            try? await world.store.cancelSubscription(productID: SimulationWorld.monthly)
+            world.plan.record("subscription cancelled")
+            return "auto-renew off for \(SimulationWorld.monthly)"
+        case "refund": return await refundOne()
+        case "restore": return await restore()
+        case "new device": return await moveToNewDevice()
+        case "outside purchase": return await purchaseOutsideTheApp()
+        case "log out":
+            currentUser = nil
+            world.plan.record("log out")
+            await app.engine.setCurrentUser(nil)
+            return "log out"
+        case "finish by hand": return await finishByHand()
+        default: return "nothing (\(label))"
+        }
+    }
+
+    /// One to forty-five days pass: subscriptions renew, enter grace or
+    /// billing retry, or expire; unanswered payments expire; retries run.
+    private func passMonths() async -> String {
+        let days = Int.random(in: 1...45, using: &random)
+        world.plan.record("days pass")
+        // Ask to Buy requests and interrupted or late payments do not outlive a
+        // day at the store: they are answered before the days pass.
+        await answerEveryPendingRequest()
+        let armed = maybeArmCrashForLifecycle()
+        let end = world.clock.now.addingTimeInterval(Double(days) * 24 * 3600)
+        while let next = await app.engine.scheduledRetries.values.min(), next <= end {
+            world.clock.advance(to: next)
+            await app.settle()
+        }
+        world.clock.advance(to: end)
+        await world.store.processRenewals()
+        await app.settle()
+        app.kill.disarm()
+        return "\(days) days pass\(armed)"
+    }
+
+    /// Answers every Ask to Buy request (approved or declined) and completes
+    /// every interrupted and late payment.
+    func answerEveryPendingRequest() async {
+        for pending in await world.store.pendingAskToBuy() {
+            if Bool.random(using: &random) {
+                try? await world.store.approveAskToBuy(id: pending.id)
+            } else {
+                try? await world.store.declineAskToBuy(id: pending.id)
+            }
+            await app.settle()
+        }
+        for pending in await world.store.pendingInterrupted() {
+            try? await world.store.completeInterruptedPurchase(id: pending.id)
+            await app.settle()
+        }
+        for pending in await world.store.pendingLatePayments() {
+            try? await world.store.completeLatePayment(id: pending.id)
+            await app.settle()
+        }
+    }
+
+    /// The store refunds one of the account's transactions, of any product type.
+    private func refundOne() async -> String {
+        let refundable = await world.store.allTransactions().filter { !$0.isRevoked }
+        guard let transaction = refundable.randomElement(using: &random) else { return "nothing to refund" }
+        world.plan.record("refund")
+        let armed = maybeArmCrashForLifecycle()
+        try? await world.store.refund(transactionID: transaction.id)
+        await app.settle()
+        app.kill.disarm()
+        return "refund \(transaction.id) (\(transaction.productID))\(armed)"
+    }
+
+    /// The current user restores on this device.
+    private func restore() async -> String {
+        guard let user = currentUser else { return "restore skipped: nobody is logged in" }
+        world.plan.record("restore")
+        let armed = maybeArmCrashForLifecycle()
+        let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
+        await app.settle()
+        app.kill.disarm()
+        return "restore for \(user): \(outcome)\(armed)"
+    }
+
+    /// The app is installed on a new device: no saved orders; the store
+    /// replays what is unfinished, and the user restores.
+    private func moveToNewDevice() async -> String {
+        world.plan.record("new device")
+        await app.kill.killNow()
+        await app.kill.waitUntilGone()
+        world.replaceDevice()
+        deliveredHere = [:]
+        await launch()
+        var text = "new device"
+        if let user = currentUser {
+            _ = try? await app.engine.restorePurchases(user: user)
+            await app.settle()
+            text += ", \(user) restores"
+        }
+        return text
+    }
+
+    /// A purchase made outside the app (another device of the account, or a
+    /// promoted purchase) while a user is logged in: the app credits that user.
+    private func purchaseOutsideTheApp() async -> String {
+        guard let user = currentUser else { return "outside purchase skipped: nobody is logged in" }
+        // A payment without a token looks exactly like the lost-token payment of
+        // an order waiting for the store; the reconciler matches it to the one
+        // such order. Buy outside only what no order waits for.
+        let waiting = Set(await app.engine.openOrders().filter {
+            $0.transaction == nil && [.created, .purchasing, .deferred].contains($0.status)
+        }.map(\.productID))
+        let products = [SimulationWorld.coins, SimulationWorld.season, SimulationWorld.pro].filter { !waiting.contains($0) }
+        guard let product = products.randomElement(using: &random) else { return "outside purchase skipped: orders wait" }
+        world.plan.record("outside purchase")
+        // Bought outside the app: the transaction carries no order token.
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
+        let token = "outside-\(purchases)-\(world.clock.now.timeIntervalSince1970)"
+        try? await world.store.add(Payment(productID: product, quantity: 1, orderToken: token, userID: user))
+        await app.settle()
+        return "outside purchase of \(product) by \(user)"
+    }
+
+    /// With the manual finish policy, the app finishes what it delivered.
+    func finishByHand() async -> String {
+        guard world.profile.manualFinish else { return "finish by hand: not this app's policy" }
+        var finished = 0
+        for order in await app.engine.openOrders() where order.status == .delivered {
+            if (try? await app.engine.finish(orderID: order.id)) != nil { finished += 1 }
+        }
+        await app.settle()
+        return "the app finishes \(finished) delivered orders"
+    }
+
+    private func maybeArmCrashForLifecycle() -> String {
+        guard Double.random(in: 0..<1, using: &random) < world.plan.rates.crash else { return "" }
+        let offset = Int.random(in: 1...8, using: &random)
+        let timing: ProcessKill.Timing = Bool.random(using: &random) ? .before : .after
+        app.kill.arm(offset: offset, timing: timing)
+        return " (crash armed \(timing.rawValue) +\(offset))"
+    }
+}
