@@ -118,4 +118,9 @@ extension PurchaseKitError.Code {
     public static let invalidConfiguration = Self(rawValue: "invalidConfiguration")
     /// Restoring purchases failed.
     public static let restoreFailed = Self(rawValue: "restoreFailed")
+    /// A store transaction carries a quantity no App Store purchase can have
+    /// (zero, negative, more than ten, or more than one of a non-consumable or
+    /// subscription). Its order needs attention and is never delivered or
+    /// counted; support must look at it (the store refunds on request).
+    public static let invalidQuantity = Self(rawValue: "invalidQuantity")
 }
