@@ -109,8 +109,14 @@ public struct OrderStateMachine: Sendable {
             return Step(order: next, actions: [.persist, .archive])
 
         case .store(.purchased, let transaction?), .store(.restored, let transaction?):
-            guard next.transaction == nil || next.transaction?.id == transaction.id else { return unchanged }
-            guard next.transaction == nil, moved(to: .purchased) else { return unchanged }
+            guard next.transaction == nil else { return unchanged }
+            if let problem = Self.quantityProblem(of: transaction, productType: next.productType) {
+                // Paid, so kept; impossible, so never delivered.
+                next.transaction = transaction
+                next.paymentFinishedAt = next.paymentFinishedAt ?? now
+                return held(next, problem: problem, now: now)
+            }
+            guard moved(to: .purchased) else { return unchanged }
             next.transaction = transaction
             next.paymentFinishedAt = next.paymentFinishedAt ?? now
             next.nextAttemptAt = nil
@@ -129,7 +135,11 @@ public struct OrderStateMachine: Sendable {
             return unchanged
 
         case .deliveryDue:
-            guard next.status.owesDelivery, next.transaction != nil, !next.userID.isEmpty else { return unchanged }
+            guard next.status.owesDelivery, let transaction = next.transaction else { return unchanged }
+            if let problem = Self.quantityProblem(of: transaction, productType: next.productType) {
+                return held(next, problem: problem, now: now)
+            }
+            guard !next.userID.isEmpty else { return unchanged }
             return Step(order: next, actions: [.verify])
 
         case .finishDue:
@@ -179,11 +189,14 @@ public struct OrderStateMachine: Sendable {
     }
 
     private func verified(_ result: VerificationResult, order: Order, now: Date, retryDelay: TimeInterval) -> Step {
-        guard order.status.owesDelivery, let transactionID = order.transactionID else {
+        guard order.status.owesDelivery, let transaction = order.transaction,
+              Self.quantityProblem(of: transaction, productType: order.productType) == nil else {
             return Step(order: order, actions: [])
         }
+        let transactionID = transaction.id
         var next = order
-        next.verificationAttempts += 1
+        // Saturating: a stored counter at Int.max must not trap.
+        next.verificationAttempts = next.verificationAttempts < Int.max ? next.verificationAttempts + 1 : Int.max
         next.updatedAt = now
         switch result {
         case .delivered, .alreadyDelivered:
@@ -221,7 +234,7 @@ public struct OrderStateMachine: Sendable {
     }
 
     /// The one place a status changes: through the transition table, or not at all.
-    private static func move(_ order: inout Order, to status: OrderStatus, at now: Date) -> Bool {
+    static func move(_ order: inout Order, to status: OrderStatus, at now: Date) -> Bool {
         guard OrderTransitionTable.allows(from: order.status, to: status) else { return false }
         order.status = status
         order.updatedAt = now

@@ -87,6 +87,7 @@ extension PurchaseEngine {
                                    advice: "Hide the store, or tell the user to check Screen Time restrictions or their account.")
         }
         let product = try await loadProduct(key.productID)
+        try product.validatePurchaseQuantity(quantity)
 
         let request = OrderRequest(productID: product.id, userID: key.userID, quantity: quantity, metadata: metadata)
         let orderID: String
@@ -101,7 +102,8 @@ extension PurchaseEngine {
                                    advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
         }
         let order = Order(id: orderID, productID: product.id, userID: key.userID, token: await makeToken(),
-                          quantity: quantity, source: .purchase, createdAt: clock.now, metadata: metadata)
+                          quantity: quantity, productType: product.type, subscriptionGroupID: product.subscription?.groupID,
+                          source: .purchase, createdAt: clock.now, metadata: metadata)
         do {
             try await store.save(order)
         } catch {

@@ -14,16 +14,20 @@ extension PurchaseEngine {
     /// revoked, pending, rejected or undelivered; consumables are in
     /// ``consumableBalance(user:)``.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed``; `productRequestFailed`
-    ///   when a product's type must be loaded from the store and cannot be.
+    /// Answered from the stored orders, whatever the store sells today: a
+    /// product removed from sale (or never sold by this store) is still owned.
+    /// Its type comes from the order, else the store's catalog, else the stored
+    /// transaction.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func entitlements(user userID: String) async throws -> [Entitlement] {
         let delivered = try await deliveredOrders(of: userID)
+        let facts = await productFacts(for: delivered)
         let now = clock.now
         var result: [String: Entitlement] = [:]
         for order in delivered {
-            guard let transaction = order.transaction else { continue }
-            let product = try await loadProduct(order.productID)
-            switch product.type {
+            guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
+            switch type {
             case .consumable:
                 continue
             case .nonConsumable:
@@ -31,36 +35,52 @@ extension PurchaseEngine {
             case .autoRenewable, .nonRenewable:
                 if let expiration = transaction.expirationDate, expiration <= now {
                     guard case .inGracePeriod(let until)? = await queue.renewalState(forOriginalTransactionID: transaction.originalID),
-                          until > now, product.type == .autoRenewable else { continue }
+                          until > now, type == .autoRenewable else { continue }
                 }
             }
-            let entitlement = Entitlement(productID: product.id, productType: product.type, orderID: order.id,
+            let entitlement = Entitlement(productID: order.productID, productType: type, orderID: order.id,
                                           transactionID: transaction.id, expirationDate: transaction.expirationDate)
-            if let known = result[product.id], (known.expirationDate ?? .distantFuture) >= (entitlement.expirationDate ?? .distantFuture) {
+            if let known = result[order.productID], (known.expirationDate ?? .distantFuture) >= (entitlement.expirationDate ?? .distantFuture) {
                 continue
             }
-            result[product.id] = entitlement
+            result[order.productID] = entitlement
         }
         return result.values.sorted { $0.productID < $1.productID }
     }
 
     /// Delivered units of each consumable product for the user; revoked
-    /// purchases are not counted.
+    /// purchases are not counted. Answered from the stored orders, whatever
+    /// the store sells today. Never traps: a stored quantity no purchase can
+    /// have is left out (and logged), and a sum saturates at `Int.max`.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func consumableBalance(user userID: String) async throws -> [String: Int] {
-        var balance: [String: Int] = [:]
-        for order in try await deliveredOrders(of: userID) where try await loadProduct(order.productID).type == .consumable {
-            balance[order.productID, default: 0] += order.quantity
+        let delivered = try await deliveredOrders(of: userID)
+        let facts = await productFacts(for: delivered)
+        var tally = ConsumableTally()
+        for order in delivered where facts[order.id]?.type == .consumable {
+            tally.add(order)
         }
-        return balance
+        for skipped in tally.skipped {
+            log(.error, "A delivered order with an impossible quantity was left out of the balance",
+                ["orderID": skipped.orderID, "quantity": "\(skipped.quantity)", "user": userID])
+        }
+        for productID in tally.saturated.sorted() {
+            log(.error, "A consumable balance reached the largest number and was capped", ["productID": productID, "user": userID])
+        }
+        return tally.balance
     }
 
     /// Where each of the user's subscription groups stands, by group id.
+    /// Answered from the stored orders, whatever the store sells today.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func subscriptionStatus(user userID: String) async throws -> [String: SubscriptionStatus] {
         let all = try await allOrders(of: userID).filter { $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked) }
+        let facts = await productFacts(for: all)
         var latest: [String: Order] = [:]
         for order in all {
-            let product = try await loadProduct(order.productID)
-            guard product.type == .autoRenewable, let group = product.subscription?.groupID,
+            guard let fact = facts[order.id], fact.type == .autoRenewable, let group = fact.groupID,
                   let transaction = order.transaction else { continue }
             if let known = latest[group]?.transaction, known.purchaseDate > transaction.purchaseDate { continue }
             latest[group] = order
@@ -95,5 +115,27 @@ extension PurchaseEngine {
 
     private func deliveredOrders(of userID: String) async throws -> [Order] {
         try await allOrders(of: userID).filter { ($0.status == .delivered || $0.status == .completed) && !($0.transaction?.isRevoked ?? false) }
+    }
+
+    /// The product facts of `orders`, by order id, without ever throwing: what
+    /// the orders recorded, else the store's catalog (one request for every
+    /// product the engine has not loaded), else what the stored transactions show.
+    private func productFacts(for orders: [Order]) async -> [String: ProductFacts] {
+        let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
+        if !missing.isEmpty {
+            do {
+                for product in try await queue.products(for: missing).products { products[product.id] = product }
+            } catch {
+                log(.warning, "The store's catalog could not be loaded; answering from the stored orders",
+                    ["products": "\(missing.count)", "error": "\(type(of: error))"])
+            }
+        }
+        let facts = ProductFacts.resolve(orders, catalog: products)
+        let guessed = Set(orders.filter { facts[$0.id]?.source == .inferred }.map(\.productID))
+        if !guessed.isEmpty {
+            log(.warning, "Products the store does not describe were answered from the stored transactions",
+                ["productIDs": guessed.sorted().joined(separator: ",")])
+        }
+        return facts
     }
 }

@@ -140,7 +140,9 @@ extension PurchaseEngine {
             return (try? await currentOrder(existing.id)) ?? existing
         }
         let orderID = "restore-\(transaction.id)"
+        let product = products[transaction.productID]
         let order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
+                          productType: product?.type, subscriptionGroupID: product?.subscription?.groupID,
                           source: .restore, createdAt: clock.now)
         do {
             try await store.save(order)

@@ -147,8 +147,10 @@ extension PurchaseEngine {
     /// delivery, or, with an `attention` note, flagged `needsAttention`.
     private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?) async {
         let orderID = "\(source.rawValue)-\(transaction.id)"
+        let product = products[transaction.productID]
         var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
-                          quantity: transaction.quantity, source: source, createdAt: clock.now)
+                          quantity: transaction.quantity, productType: product?.type,
+                          subscriptionGroupID: product?.subscription?.groupID, source: source, createdAt: clock.now)
         order.transaction = transaction
         order.paymentBeganAt = transaction.purchaseDate
         order.paymentFinishedAt = transaction.purchaseDate

@@ -121,4 +121,9 @@ extension PurchaseKitError.Code {
     /// The caller's task was cancelled while it waited. The payment, if the
     /// store took it, carries on; its result arrives as events.
     public static let cancelled = Self(rawValue: "cancelled")
+    /// A store transaction carries a quantity no App Store purchase can have
+    /// (zero, negative, more than ten, or more than one of a non-consumable or
+    /// subscription). Its order needs attention and is never delivered or
+    /// counted; support must look at it (the store refunds on request).
+    public static let invalidQuantity = Self(rawValue: "invalidQuantity")
 }

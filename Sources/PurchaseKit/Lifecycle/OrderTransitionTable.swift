@@ -4,14 +4,14 @@
 ///
 /// | from | may move to |
 /// |---|---|
-/// | created | purchasing, deferred, purchased, failed, cancelled |
-/// | purchasing | deferred, purchased, failed, cancelled |
-/// | deferred | purchasing, purchased, failed, cancelled |
+/// | created | purchasing, deferred, purchased, needsAttention, failed, cancelled |
+/// | purchasing | deferred, purchased, needsAttention, failed, cancelled |
+/// | deferred | purchasing, purchased, needsAttention, failed, cancelled |
 /// | purchased | delivered, rejected, needsAttention, revoked |
 /// | needsAttention | purchased, delivered, rejected, revoked |
 /// | delivered | completed, revoked |
 /// | completed | revoked |
-/// | failed, cancelled | purchased |
+/// | failed, cancelled | purchased, needsAttention |
 /// | rejected, revoked | (final) |
 ///
 /// Refinements over the first sketch, and why:
@@ -20,20 +20,24 @@
 /// - `failed` and `cancelled` may still become `purchased`: StoreKit reports an
 ///   interrupted purchase as failed and later delivers the payment. A paid
 ///   transaction must never be dropped, so the payment wins.
+/// - Wherever `purchased` may be reached, so may `needsAttention`: the store
+///   reported a payment that must not be delivered as it stands (a quantity no
+///   App Store purchase can have). It is paid, so it is kept and owed; it is
+///   not delivered until someone has looked at it.
 /// - `purchased` and `needsAttention` may become `revoked`: a refund can arrive
 ///   before delivery succeeded; nothing is owed any more.
 /// - `rejected` and `revoked` are final.
 public enum OrderTransitionTable {
     private static let table: [OrderStatus: Set<OrderStatus>] = [
-        .created: [.purchasing, .deferred, .purchased, .failed, .cancelled],
-        .purchasing: [.deferred, .purchased, .failed, .cancelled],
-        .deferred: [.purchasing, .purchased, .failed, .cancelled],
+        .created: [.purchasing, .deferred, .purchased, .needsAttention, .failed, .cancelled],
+        .purchasing: [.deferred, .purchased, .needsAttention, .failed, .cancelled],
+        .deferred: [.purchasing, .purchased, .needsAttention, .failed, .cancelled],
         .purchased: [.delivered, .rejected, .needsAttention, .revoked],
         .needsAttention: [.purchased, .delivered, .rejected, .revoked],
         .delivered: [.completed, .revoked],
         .completed: [.revoked],
-        .failed: [.purchased],
-        .cancelled: [.purchased],
+        .failed: [.purchased, .needsAttention],
+        .cancelled: [.purchased, .needsAttention],
         .rejected: [],
         .revoked: [],
     ]

@@ -11,6 +11,11 @@ public struct Order: Sendable, Hashable, Identifiable {
     /// The schema version this build writes. Older documents still decode.
     public static let currentSchemaVersion = 1
 
+    /// The largest verification count a decoded order keeps; a stored value
+    /// beyond it (or below zero) is damage, and is clamped so that the retry
+    /// arithmetic over it cannot overflow.
+    public static let maximumVerificationAttempts = 1_000_000_000
+
     /// The schema version the order was decoded from (or `currentSchemaVersion`).
     public var schemaVersion: Int
     /// The order id, usually made by the app's server. Safe to log.
@@ -23,6 +28,13 @@ public struct Order: Sendable, Hashable, Identifiable {
     public var token: String?
     /// The product bought.
     public var productID: String
+    /// What kind of product was bought, recorded when the order is made, so
+    /// that entitlements and balances are answered from the order itself even
+    /// after the store stops selling the product. Nil in documents written
+    /// before it existed, and for a product the engine never loaded.
+    public var productType: ProductType?
+    /// The subscription group of a subscription, recorded with ``productType``.
+    public var subscriptionGroupID: String?
     /// The user the order belongs to. It is only ever credited to this user.
     public var userID: String
     /// How many units.
@@ -63,6 +75,8 @@ public struct Order: Sendable, Hashable, Identifiable {
         userID: String,
         token: String? = nil,
         quantity: Int = 1,
+        productType: ProductType? = nil,
+        subscriptionGroupID: String? = nil,
         source: OrderSource = .purchase,
         status: OrderStatus = .created,
         createdAt: Date,
@@ -72,6 +86,8 @@ public struct Order: Sendable, Hashable, Identifiable {
         self.id = id
         self.token = token
         self.productID = productID
+        self.productType = productType
+        self.subscriptionGroupID = subscriptionGroupID
         self.userID = userID
         self.quantity = quantity
         self.source = source
@@ -108,9 +124,9 @@ public struct Order: Sendable, Hashable, Identifiable {
 
 extension Order: Codable {
     private enum CodingKeys: String, CodingKey {
-        case schemaVersion, id, token, productID, userID, quantity, source, status, createdAt, paymentBeganAt,
-             paymentFinishedAt, updatedAt, verificationAttempts, nextAttemptAt, hint, lastErrorCode,
-             storeFailureReason, transaction, finishedAt, metadata
+        case schemaVersion, id, token, productID, productType, subscriptionGroupID, userID, quantity, source, status,
+             createdAt, paymentBeganAt, paymentFinishedAt, updatedAt, verificationAttempts, nextAttemptAt, hint,
+             lastErrorCode, storeFailureReason, transaction, finishedAt, metadata
     }
 
     /// Decodes every schema version up to ``currentSchemaVersion``.
@@ -121,6 +137,11 @@ extension Order: Codable {
     /// defaults, and the token is the order id, which is what schema 0 put on
     /// the payment. A newer version is refused rather
     /// than half-read, so a downgrade never silently drops fields.
+    ///
+    /// `productType` and `subscriptionGroupID` are optional additions to
+    /// schema 1: documents without them decode (the queries then ask the store,
+    /// or infer from the stored transaction), and a product type this build
+    /// does not know reads as nil rather than setting the order aside.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let version = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 0
@@ -133,6 +154,8 @@ extension Order: Codable {
         id = try c.decode(String.self, forKey: .id)
         token = version == 0 ? id : try c.decodeIfPresent(String.self, forKey: .token)
         productID = try c.decode(String.self, forKey: .productID)
+        productType = try c.decodeIfPresent(String.self, forKey: .productType).flatMap(ProductType.init(rawValue:))
+        subscriptionGroupID = try c.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
         userID = try c.decode(String.self, forKey: .userID)
         quantity = try c.decodeIfPresent(Int.self, forKey: .quantity) ?? 1
         source = try c.decodeIfPresent(OrderSource.self, forKey: .source) ?? .purchase
@@ -141,7 +164,9 @@ extension Order: Codable {
         paymentBeganAt = try c.decodeIfPresent(Date.self, forKey: .paymentBeganAt)
         paymentFinishedAt = try c.decodeIfPresent(Date.self, forKey: .paymentFinishedAt)
         updatedAt = try c.decodeIfPresent(Date.self, forKey: .updatedAt) ?? paymentFinishedAt ?? createdAt
-        verificationAttempts = try c.decodeIfPresent(Int.self, forKey: .verificationAttempts) ?? 0
+        // A damaged counter must not make the retry arithmetic trap; it only paces retries.
+        let attempts = try c.decodeIfPresent(Int.self, forKey: .verificationAttempts) ?? 0
+        verificationAttempts = min(max(0, attempts), Self.maximumVerificationAttempts)
         nextAttemptAt = try c.decodeIfPresent(Date.self, forKey: .nextAttemptAt)
         hint = try c.decodeIfPresent(String.self, forKey: .hint)
         lastErrorCode = try c.decodeIfPresent(PurchaseKitError.Code.self, forKey: .lastErrorCode)
@@ -158,6 +183,8 @@ extension Order: Codable {
         try c.encode(id, forKey: .id)
         try c.encodeIfPresent(token, forKey: .token)
         try c.encode(productID, forKey: .productID)
+        try c.encodeIfPresent(productType, forKey: .productType)
+        try c.encodeIfPresent(subscriptionGroupID, forKey: .subscriptionGroupID)
         try c.encode(userID, forKey: .userID)
         try c.encode(quantity, forKey: .quantity)
         try c.encode(source, forKey: .source)
@@ -180,7 +207,7 @@ extension Order: Codable {
 extension Order: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: [
-            "id": id, "productID": productID, "userID": userID, "quantity": quantity, "source": source,
+            "id": id, "productID": productID, "productType": productType as Any, "userID": userID, "quantity": quantity, "source": source,
             "status": status, "createdAt": createdAt, "updatedAt": updatedAt,
             "verificationAttempts": verificationAttempts, "hint": hint as Any,
             "token": token == nil ? "none" : "<redacted>", "transaction": transaction as Any,

@@ -53,10 +53,16 @@ struct OfferEntry: Decodable {
                 debugDescription: "expected free, payAsYouGo or payUpFront")
         }
         let period = try container.decode(SubscriptionPeriod.self, forKey: .subscriptionPeriod)
-        let count = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
-        guard count > 0 else {
+        guard AppStoreLimits.offerPeriods.contains(period.iso8601) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .numberOfPeriods, in: container, debugDescription: "expected a positive count")
+                forKey: .subscriptionPeriod, in: container,
+                debugDescription: "expected an offer duration: \(AppStoreLimits.describe(AppStoreLimits.offerPeriods))")
+        }
+        let count = try container.decodeIfPresent(Int.self, forKey: .numberOfPeriods) ?? 1
+        guard AppStoreLimits.offerPeriodCounts.contains(count) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .numberOfPeriods, in: container,
+                debugDescription: "expected \(AppStoreLimits.offerPeriodCounts.lowerBound) to \(AppStoreLimits.offerPeriodCounts.upperBound) periods")
         }
         offer = IntroductoryOffer(
             paymentMode: mode, period: period, periodCount: count,
@@ -111,9 +117,11 @@ struct ProductEntry: Decodable {
             _ = try container.decode(String.self, forKey: .displayPrice)
             priceText = ""
         }
-        guard let price = Self.exactDecimal(priceText) else {
+        guard priceText.count <= AppStoreLimits.maximumPriceLength, let price = Self.exactDecimal(priceText),
+              price.isFinite, price >= 0, price <= AppStoreLimits.maximumPrice else {
             throw DecodingError.dataCorruptedError(
-                forKey: .displayPrice, in: container, debugDescription: "expected a price such as 0.99")
+                forKey: .displayPrice, in: container,
+                debugDescription: "expected a price such as 0.99, from 0 to \(AppStoreLimits.maximumPrice)")
         }
         self.price = price
         displayPrice = priceText
@@ -125,9 +133,19 @@ struct ProductEntry: Decodable {
         } else {
             period = try container.decodeIfPresent(SubscriptionPeriod.self, forKey: .recurringSubscriptionPeriod)
         }
+        if let period, !AppStoreLimits.renewalPeriods.contains(period.iso8601) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .recurringSubscriptionPeriod, in: container,
+                debugDescription: "expected a subscription duration: \(AppStoreLimits.describe(AppStoreLimits.renewalPeriods))")
+        }
         introductoryOffer = try container.decodeIfPresent(OfferEntry.self, forKey: .introductoryOffer)?.offer
         groupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
         groupNumber = try container.decodeIfPresent(Int.self, forKey: .groupNumber)
+        if let groupNumber, !AppStoreLimits.groupLevels.contains(groupNumber) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .groupNumber, in: container,
+                debugDescription: "expected a rank from \(AppStoreLimits.groupLevels.lowerBound) to \(AppStoreLimits.groupLevels.upperBound)")
+        }
     }
 
     /// The decimal written in `text`, only when all of `text` is a plain decimal number.

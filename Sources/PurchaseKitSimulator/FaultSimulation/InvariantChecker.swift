@@ -80,7 +80,7 @@ struct InvariantChecker {
     /// on: every paid transaction credited exactly once and finished; what the
     /// engine reports as owned matches the ledger; nothing secret was logged.
     func checkEnd(app: SimulatedApp, apps: [SimulatedApp], results: [PurchaseResult], deliveredHere: [String: Set<String>],
-                  into verdict: inout Verdict) async {
+                  deviceSince: Date, into verdict: inout Verdict) async {
         await checkStep("end", orders: await world.allOrders(), into: &verdict)
         let store = world.store
         let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
@@ -104,7 +104,7 @@ struct InvariantChecker {
         let revoked = Set(await store.allTransactions().filter(\.isRevoked).map(\.id))
         for user in users.sorted() where !user.isEmpty {
             await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
-                                    revoked: revoked, into: &verdict)
+                                    deviceSince: deviceSince, revoked: revoked, into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -121,8 +121,10 @@ struct InvariantChecker {
     /// (whatever the order store pruned since); the consumable balance equal
     /// to the unrevoked units credited and delivered on this device.
     private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], deliveredHere: Set<String>,
-                                   revoked: Set<String>, into verdict: inout Verdict) async {
+                                   deviceSince: Date, revoked: Set<String>, into verdict: inout Verdict) async {
         let mine = credits.filter { $0.userID == user }
+        // What this device delivered: credited while it was the device, or seen delivered in its store.
+        func here(_ credit: Credit) -> Bool { credit.creditedAt >= deviceSince || deliveredHere.contains(credit.transactionID) }
         do {
             let entitlements = try await engine.entitlements(user: user)
             for entitlement in entitlements where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
@@ -132,12 +134,12 @@ struct InvariantChecker {
                 verdict.count(\.entitlementViolations, "end: \(user) is still entitled to \(entitlement.productID) by refunded transaction \(entitlement.transactionID)")
             }
             let granted = Set(entitlements.map(\.productID))
-            for credit in mine where credit.productID == SimulationWorld.pro && deliveredHere.contains(credit.transactionID)
+            for credit in mine where credit.productID == SimulationWorld.pro && here(credit)
                 && !revoked.contains(credit.transactionID) && !granted.contains(credit.productID) {
                 verdict.count(\.entitlementViolations, "end: \(user) paid for \(credit.productID) (transaction \(credit.transactionID)) but is not entitled to it")
             }
             var expected: [String: Int] = [:]
-            for credit in mine where credit.productID == SimulationWorld.coins && deliveredHere.contains(credit.transactionID)
+            for credit in mine where credit.productID == SimulationWorld.coins && here(credit)
                 && !revoked.contains(credit.transactionID) {
                 expected[credit.productID, default: 0] += credit.quantity
             }

@@ -115,6 +115,7 @@ extension SimulationRun {
         await app.kill.waitUntilGone()
         world.replaceDevice()
         deliveredHere = [:]
+        deviceSince = world.clock.now
         await launch()
         var text = "new device"
         if let user = currentUser {

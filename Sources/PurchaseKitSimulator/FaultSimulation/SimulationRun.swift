@@ -26,6 +26,8 @@ final class SimulationRun {
     /// Per user, the transactions delivered on the current device: what its
     /// entitlements and balances must keep showing, whatever the store prunes.
     var deliveredHere: [String: Set<String>] = [:]
+    /// When the current device was set up; credits since then are its deliveries.
+    var deviceSince = ManualClock.defaultStart
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
@@ -52,7 +54,7 @@ final class SimulationRun {
             await endStep("\(step) \(label)")
         }
         await quietPhase(firstStep: step + 1)
-        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere,
+        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere, deviceSince: deviceSince,
                                into: &verdict)
         await tearDown()
         return makeResult()

@@ -34,13 +34,20 @@ public struct DeliveryFaults: Sendable, Hashable, Codable {
     /// they arrive late, possibly out of order.
     public var holdsUpdates: Bool
 
+    /// The quantity the store reports on the transaction instead of the
+    /// payment's: a broken or hostile store (zero, negative, `Int.max`...), for
+    /// testing that an impossible quantity is never delivered. Nil: the payment's.
+    public var transactionQuantity: Int?
+
     /// No fault.
     public static let none = DeliveryFaults()
 
-    public init(losesOrderToken: Bool = false, extraDeliveries: Int = 0, holdsUpdates: Bool = false) {
+    public init(losesOrderToken: Bool = false, extraDeliveries: Int = 0, holdsUpdates: Bool = false,
+                transactionQuantity: Int? = nil) {
         self.losesOrderToken = losesOrderToken
         self.extraDeliveries = max(0, extraDeliveries)
         self.holdsUpdates = holdsUpdates
+        self.transactionQuantity = transactionQuantity
     }
 }
 

@@ -64,8 +64,13 @@ extension SimulatedPaymentQueue {
 
     private func complete(_ held: PendingPurchase) async {
         guard let product = catalog[held.productID] else { return }
-        let transaction = owned(product) ?? charge(product, quantity: held.quantity, orderToken: held.orderToken,
-                                                    userID: held.userID, at: clock.now)
+        guard let transaction = owned(product) ?? charge(product, quantity: held.quantity, orderToken: held.orderToken,
+                                                          userID: held.userID, at: clock.now) else {
+            let refusal = TransactionUpdate(kind: .failed(.paymentInvalid), productID: held.productID,
+                                            orderToken: held.orderToken, date: clock.now)
+            await send([refusal], faults: held.faults)
+            return
+        }
         await send([update(.purchased, for: transaction)], faults: held.faults)
     }
 

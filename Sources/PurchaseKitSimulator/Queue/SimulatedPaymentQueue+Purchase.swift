@@ -6,8 +6,9 @@ extension SimulatedPaymentQueue {
     /// causes: `.purchasing`, then `.purchased`, `.cancelled`, `.failed`,
     /// `.deferred` or `.interrupted`, as scripted.
     ///
-    /// An unknown product fails with `.productNotAvailable`, a quantity below one
-    /// with `.paymentInvalid`. Buying a non-consumable the account owns, or an
+    /// An unknown product fails with `.productNotAvailable`, a quantity the App
+    /// Store does not allow (below one, above ten, or other than one for a
+    /// non-consumable or an auto-renewable subscription) with `.paymentInvalid`. Buying a non-consumable the account owns, or an
     /// active subscription again, re-delivers the existing transaction without a
     /// new charge, as the App Store does.
     ///
@@ -29,14 +30,16 @@ extension SimulatedPaymentQueue {
         func unpaid(_ kind: UnpaidPaymentRecord.UnpaidKind) -> TransactionUpdate {
             unpaidUpdate(kind, productID: payment.productID, orderToken: token)
         }
-        guard let product = catalog[payment.productID] else {
+        guard let product = catalog[payment.productID], isOnSale(product.id) else {
             await send([report(.purchasing), unpaid(.failed(.productNotAvailable))], faults: faults)
             return
         }
-        guard payment.quantity >= 1 else {
+        guard product.type.allowedQuantities.contains(payment.quantity) else {
             await send([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
             return
         }
+        // A hostile store may report another quantity than the payment's (see `DeliveryFaults`).
+        let quantity = faults.transactionQuantity ?? payment.quantity
         switch behavior {
         case .success:
             if let existing = owned(product) {
@@ -47,7 +50,10 @@ extension SimulatedPaymentQueue {
                 await send([report(.purchasing), answer], faults: faults)
                 return
             }
-            let transaction = charge(product, quantity: payment.quantity, orderToken: token, userID: payment.userID, at: now)
+            guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now) else {
+                await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
+                return
+            }
             await send([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
         case .userCancel:
             await send([report(.purchasing), unpaid(.cancelled)], faults: faults)
@@ -65,7 +71,7 @@ extension SimulatedPaymentQueue {
             nextPendingNumber += 1
             let held = PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: behavior == .askToBuy ? .askToBuy : .interrupted,
-                productID: product.id, quantity: payment.quantity, orderToken: token, userID: payment.userID,
+                productID: product.id, quantity: quantity, orderToken: token, userID: payment.userID,
                 requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults)
             pending.append(held)
             await send([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
@@ -87,8 +93,9 @@ extension SimulatedPaymentQueue {
     }
 
     /// Charges the account: records a new unfinished transaction and, for an
-    /// auto-renewable subscription, starts its subscription.
-    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date) -> StoreTransaction {
+    /// auto-renewable subscription, starts its subscription. Nil, and nothing
+    /// charged, when the subscription's first period cannot be computed.
+    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date) -> StoreTransaction? {
         var expiration: Date?
         if product.type == .autoRenewable, let info = product.subscription {
             if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
@@ -96,6 +103,7 @@ extension SimulatedPaymentQueue {
             } else {
                 expiration = subscriptionTime(after: now, period: info.period)
             }
+            guard expiration != nil else { return nil }
         }
         let transaction = record(productID: product.id, originalID: nil, quantity: quantity, orderToken: orderToken,
                                  userID: userID, purchaseDate: now, expirationDate: expiration)

@@ -53,6 +53,19 @@ extension SimulatedPaymentQueue {
         productRequestsFail = fail
     }
 
+    /// The store stops selling a product, as "Remove from sale" in App Store
+    /// Connect: product requests no longer return it and new payments fail
+    /// with `.productNotAvailable`, while the account keeps its transactions
+    /// and running subscriptions keep renewing. Not saved by `saveState`.
+    public func removeFromSale(productID: String) {
+        removedFromSale.insert(productID)
+    }
+
+    /// The store sells a product removed from sale again.
+    public func putBackOnSale(productID: String) {
+        removedFromSale.remove(productID)
+    }
+
     /// Sets the latency of every call, in seconds on the injected clock (0: none).
     /// With a `ManualClock`, use `waitForSleepers(count:)` and `advance(by:)`.
     public func setLatency(_ seconds: TimeInterval) {

@@ -34,6 +34,7 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     var heldUpdates: [TransactionUpdate] = []
     var paymentsAllowed = true
     var productRequestsFail: Bool
+    var removedFromSale: Set<String> = []
     var latency: TimeInterval = 0
 
     // The account's story (saved by `saveState`).
@@ -136,8 +137,8 @@ public actor SimulatedPaymentQueue: PaymentQueue {
             throw PurchaseKitError(.productRequestFailed, "The simulated store failed the product request.",
                                    advice: "Try again later; the failure was switched on for this test.")
         }
-        let known = identifiers.compactMap { catalog[$0] }
-        let unknown = identifiers.filter { catalog[$0] == nil }
+        let known = identifiers.compactMap { isOnSale($0) ? catalog[$0] : nil }
+        let unknown = identifiers.filter { !isOnSale($0) }
         return ProductsResponse(products: known, invalidProductIDs: Array(unknown))
     }
 
@@ -215,12 +216,17 @@ public actor SimulatedPaymentQueue: PaymentQueue {
         recordIndex[transactionID].map { records[$0].isFinished } ?? false
     }
 
-    /// The products on sale.
+    /// Every product the store knows, those removed from sale included.
     public func catalogProducts() -> [Product] {
         catalog.values.sorted { $0.id < $1.id }
     }
 
     // MARK: Helpers
+
+    /// Whether the store sells `productID` now.
+    func isOnSale(_ productID: String) -> Bool {
+        catalog[productID] != nil && !removedFromSale.contains(productID)
+    }
 
     /// Sleeps for the configured latency on the injected clock.
     func waitLatency() async throws {

@@ -28,9 +28,17 @@ extension SimulatedPaymentQueue {
                         enterBillingTrouble(&subscription, period: period)
                         continue advancing
                     }
-                    let renewal = renew(&subscription, purchaseDate: subscription.expirationDate,
-                                        expiration: subscriptionTime(after: subscription.expirationDate,
-                                                                    anchor: anchor(of: subscription), period: period))
+                    // Bounded: the rest waits for the next call, which continues from here.
+                    guard renewals.count < Self.maximumRenewalsPerCall else { break advancing }
+                    guard let expiration = subscriptionTime(after: subscription.expirationDate,
+                                                            anchor: anchor(of: subscription), period: period) else {
+                        // The next period cannot be computed (its dates are out of range):
+                        // the subscription ends instead of renewing in place for ever.
+                        subscription.willAutoRenew = false
+                        subscription.state = .expired
+                        break advancing
+                    }
+                    let renewal = renew(&subscription, purchaseDate: subscription.expirationDate, expiration: expiration)
                     renewals.append(update(.purchased, for: renewal))
                 case .inGracePeriod:
                     guard let end = subscription.stateEndsAt, end <= now else { break advancing }
@@ -48,6 +56,11 @@ extension SimulatedPaymentQueue {
             await send(renewals, faults: faults(for: productID))
         }
     }
+
+    /// The most renewals of one subscription a single ``processRenewals()`` makes,
+    /// so that a clock moved absurdly far (or a tiny period at a fast time rate)
+    /// cannot make it run without end. Ten years of weekly renewals fit many times over.
+    public static var maximumRenewalsPerCall: Int { 10_000 }
 
     /// The subscription's state after bringing it up to `clock.now`; nil when the account never had it.
     public func subscriptionStatus(productID: String) async -> SubscriptionSnapshot? {
@@ -83,18 +96,24 @@ extension SimulatedPaymentQueue {
         guard var subscription = subscriptions[productID],
               let period = catalog[productID]?.subscription?.period else { return }
         let now = clock.now
-        let renewal: StoreTransaction
+        let expiration: Date?
         switch subscription.state {
         case .inGracePeriod:
-            renewal = renew(&subscription, purchaseDate: now,
-                            expiration: subscriptionTime(after: subscription.expirationDate,
-                                                         anchor: anchor(of: subscription), period: period))
+            expiration = subscriptionTime(after: subscription.expirationDate, anchor: anchor(of: subscription), period: period)
         case .inBillingRetryPeriod:
-            renewal = renew(&subscription, purchaseDate: now,
-                            expiration: subscriptionTime(after: now, anchor: anchor(of: subscription), period: period))
+            expiration = subscriptionTime(after: now, anchor: anchor(of: subscription), period: period)
         case .subscribed, .expired, .revoked:
             return
         }
+        guard let expiration else {
+            // No next period can be computed: the subscription ends rather than renewing.
+            subscription.willAutoRenew = false
+            subscription.state = .expired
+            subscription.stateEndsAt = nil
+            subscriptions[productID] = subscription
+            return
+        }
+        let renewal = renew(&subscription, purchaseDate: now, expiration: expiration)
         subscriptions[productID] = subscription
         await send([update(.purchased, for: renewal)], faults: faults(for: productID))
         await processRenewals()
@@ -111,12 +130,17 @@ extension SimulatedPaymentQueue {
     /// Calendar periods are counted on the subscription's simulated calendar,
     /// which starts at `anchor` (the original purchase) and runs `factor` times
     /// faster than the clock; so twelve monthly renewals make one simulated year.
-    func subscriptionTime(after start: Date, anchor: Date? = nil, period: SubscriptionPeriod, count: Int = 1) -> Date {
+    ///
+    /// Nil when the answer cannot be computed (the simulated dates leave the
+    /// calendar's range) or would not be later than `start`: callers end the
+    /// subscription instead of looping on a period that never passes.
+    func subscriptionTime(after start: Date, anchor: Date? = nil, period: SubscriptionPeriod, count: Int = 1) -> Date? {
         let factor = settings.timeRate.factor
         let origin = anchor ?? start
         let simulatedStart = origin.addingTimeInterval(start.timeIntervalSince(origin) * factor)
-        let simulatedEnd = period.date(after: simulatedStart, count: count)
-        return origin.addingTimeInterval(simulatedEnd.timeIntervalSince(origin) / factor)
+        guard let simulatedEnd = try? period.date(after: simulatedStart, count: count) else { return nil }
+        let end = origin.addingTimeInterval(simulatedEnd.timeIntervalSince(origin) / factor)
+        return end > start ? end : nil
     }
 
     /// When the subscription's first transaction was bought: the origin of its simulated calendar.

@@ -30,6 +30,7 @@ final class PurchaseEngineStallTests: XCTestCase {
         let world = World()
         // The store charged while no app was attached (a killed launch): the
         // transaction waits unfinished for the next attach.
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
         try await world.store.add(Payment(productID: Catalog.pro, quantity: 1, orderToken: UUID().uuidString.lowercased(), userID: "alice"))
         let unfinished = await world.store.unfinishedTransactions()
         XCTAssertEqual(unfinished.count, 1)

@@ -123,6 +123,26 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
         }
     }
 
+    /// A transaction carrying an order token this install does not know was
+    /// paid through the app for an order it no longer has (a reinstall, the
+    /// app on another device): who paid is not known here, so it waits for
+    /// the app to assign it, and is never credited to whoever is logged in.
+    func testATokenNoOrderHoldsWaitsForAssignment() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await engine.setCurrentUser("carol")
+        try await world.store.add(Payment(productID: Catalog.pro, orderToken: "9f0c7d4e-0000-4000-8000-000000000001", userID: "dave"))
+        await engine.waitUntilIdle()
+        let carol = await world.server.credits(forUser: "carol")
+        XCTAssertTrue(carol.isEmpty)
+        let flagged = await engine.openOrders().filter { $0.status == .needsAttention }
+        let order = try XCTUnwrap(flagged.first)
+        XCTAssertEqual(order.userID, "")
+        _ = try await engine.assign(orderID: order.id, toUser: "dave")
+        let dave = await world.server.credits(forUser: "dave")
+        XCTAssertEqual(dave.count, 1)
+    }
+
     func testAPurchaseFromAnotherDeviceIsCreditedToTheCurrentUser() async throws {
         let world = World()
         let engine = try await world.engine()
@@ -141,10 +161,13 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
 
 /// A second device of the same store account: it adds payments with no
 /// engine of ours attached, so its transactions reach our engine unannounced.
+/// A purchase made outside the app (another device without it, a promoted
+/// purchase): the transaction carries no order token.
 struct SimulatedDevice {
     let world: World
 
     func buy(_ productID: String) async throws {
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
         try await world.store.add(Payment(productID: productID, orderToken: "token-of-another-device", userID: "someone"))
     }
 }

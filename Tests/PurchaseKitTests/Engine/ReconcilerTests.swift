@@ -86,7 +86,7 @@ final class ReconcilerTests: XCTestCase {
     func testAnUnknownTokenIsNeverTimeMatchedToAWaitingOrder() {
         let waiting = [order("a", user: "alice")]
         XCTAssertEqual(reconciler.match(transaction(token: "someone-elses"), orders: waiting, currentUserID: "alice"),
-                       .newOrder(userID: "alice", source: .otherDevice))
+                       .ambiguous(candidateOrderIDs: [], userID: nil), "a token no order holds is never guessed onto the current user")
         XCTAssertEqual(reconciler.match(transaction(token: "someone-elses"), orders: waiting, currentUserID: nil),
                        .ambiguous(candidateOrderIDs: [], userID: nil))
     }

@@ -9,6 +9,7 @@ final class PurchaseKitErrorTests: XCTestCase {
         .paymentFailed, .paymentDeferred, .orderGenerationFailed, .verificationRejected, .verificationUnavailable,
         .deliveryPending, .invalidTransition, .persistenceReadFailed, .persistenceWriteFailed, .persistenceCorrupt,
         .timeout, .storeUnavailable, .orderNotFound, .invalidConfiguration, .restoreFailed,
+        .invalidQuantity,
     ]
 
     func testCodesAreDistinctAndPrintTheirRawValue() {
