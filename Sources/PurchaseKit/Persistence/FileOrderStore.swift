@@ -40,7 +40,7 @@ public actor FileOrderStore: OrderStore {
         /// Receives a line for every file quarantined, cleaned up or pruned.
         public var logHandler: any LogHandler
         /// The file-system calls; tests replace them to inject faults.
-        var fileSystem: any FileSystem = POSIXFileSystem()
+        package var fileSystem: any FileSystem = POSIXFileSystem()
 
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
