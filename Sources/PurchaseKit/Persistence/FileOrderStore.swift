@@ -95,7 +95,14 @@ public actor FileOrderStore: OrderStore {
             }
             try fileSystem.synchronizeDirectory(atPath: root)
             if createdRoot {
-                try fileSystem.synchronizeDirectory(atPath: (root as NSString).deletingLastPathComponent)
+                var folder = (root as NSString).deletingLastPathComponent
+                try fileSystem.synchronizeDirectory(atPath: folder)
+                // mkdir may have created parents too, each named in its own parent: flush up the
+                // tree. Best effort: a folder that cannot be opened is not one the store created.
+                while folder != "/", !folder.isEmpty {
+                    folder = (folder as NSString).deletingLastPathComponent
+                    guard (try? fileSystem.synchronizeDirectory(atPath: folder)) != nil else { break }
+                }
             }
         } catch {
             throw PurchaseKitError.writeFailed(

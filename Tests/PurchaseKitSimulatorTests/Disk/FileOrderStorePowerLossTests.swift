@@ -47,6 +47,12 @@ final class FileOrderStorePowerLossTests: XCTestCase {
         await assertHolds(StoreCrashScenario(name: "first launch", setUp: [], steps: [.open, .save(a1)]))
     }
 
+    /// The store's folder and a missing parent are created: the new parent's own entry must be flushed too.
+    func testTheFirstLaunchCreatingMissingParentFolders() async {
+        await assertHolds(StoreCrashScenario(name: "first launch, new parents", setUp: [], steps: [.open, .save(a1)],
+                                             existingFolder: "/var/mobile"))
+    }
+
     func testALaunchThatCleansUpLeftovers() async {
         let scenario = StoreCrashScenario(
             name: "launch with leftovers", setUp: [.open, .save(a1), .save(b1), .archive("order-b"), .save(c1)],

@@ -133,6 +133,36 @@ final class SimulatedDiskTests: XCTestCase {
         }
     }
 
+    func testTheSameCallsAndSeedGiveTheSameDisk() throws {
+        var distinct: Set<[String: Data]> = []
+        for seed in UInt64(0)..<30 {
+            let first = try survivorsOfManyChanges(seed)
+            XCTAssertEqual(first, try survivorsOfManyChanges(seed), "seed \(seed) replays")
+            distinct.insert(first)
+        }
+        XCTAssertGreaterThan(distinct.count, 10, "seeds draw different disks")
+    }
+
+    /// Every file left after creations, flushed and unflushed writes, renames and a deletion, then a power loss.
+    private func survivorsOfManyChanges(_ seed: UInt64) throws -> [String: Data] {
+        let disk = try diskWithFolder("/d")
+        _ = try disk.makeDirectory(atPath: "/e", mode: 0o700)
+        for index in 0..<6 {
+            try write(bytes.prefix(10 * index + 4), to: "/d/f\(index)", on: disk, flush: index.isMultiple(of: 2))
+        }
+        try disk.rename("/d/f0", to: "/e/f0")
+        try disk.rename("/d/f1", to: "/d/f2")
+        XCTAssertTrue(try disk.removeFile(atPath: "/d/f3"))
+        disk.powerLoss(.seeded(seed))
+        var files: [String: Data] = [:]
+        for folder in ["/d", "/e"] {
+            for name in (try? disk.contentsOfDirectory(atPath: folder)) ?? [] {
+                files[folder + "/" + name] = try disk.readFile(atPath: folder + "/" + name)
+            }
+        }
+        return files
+    }
+
     // MARK: Crash points
 
     func testACrashBeforeACallPreventsItAndEveryLaterCallFails() throws {
