@@ -40,7 +40,7 @@ public actor FileOrderStore: OrderStore {
         /// Receives a line for every file quarantined, cleaned up or pruned.
         public var logHandler: any LogHandler
         /// The file-system calls; tests replace them to inject faults.
-        var fileSystem: any FileSystem = POSIXFileSystem()
+        package var fileSystem: any FileSystem = POSIXFileSystem()
 
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
@@ -95,7 +95,14 @@ public actor FileOrderStore: OrderStore {
             }
             try fileSystem.synchronizeDirectory(atPath: root)
             if createdRoot {
-                try fileSystem.synchronizeDirectory(atPath: (root as NSString).deletingLastPathComponent)
+                var folder = (root as NSString).deletingLastPathComponent
+                try fileSystem.synchronizeDirectory(atPath: folder)
+                // mkdir may have created parents too, each named in its own parent: flush up the
+                // tree. Best effort: a folder that cannot be opened is not one the store created.
+                while folder != "/", !folder.isEmpty {
+                    folder = (folder as NSString).deletingLastPathComponent
+                    guard (try? fileSystem.synchronizeDirectory(atPath: folder)) != nil else { break }
+                }
             }
         } catch {
             throw PurchaseKitError.writeFailed(

@@ -13,7 +13,7 @@ import Musl
 ///
 /// Paths are absolute. Every failure is a ``FileSystemError`` that keeps the
 /// operation and the `errno` value.
-protocol FileSystem: Sendable {
+package protocol FileSystem: Sendable {
     /// Creates a directory with `mode`, and any missing parents. Returns whether it was created;
     /// an existing directory is not an error.
     func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool
@@ -41,9 +41,9 @@ protocol FileSystem: Sendable {
 }
 
 /// One failed file-system call: which call, on what, and the `errno` it set.
-struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call that failed.
-    enum Operation: String, Sendable, Hashable, CaseIterable {
+    package enum Operation: String, Sendable, Hashable, CaseIterable {
         case makeDirectory = "mkdir"
         case setPermissions = "chmod"
         case create = "open"
@@ -57,14 +57,14 @@ struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertible {
         case list = "reading the directory"
     }
 
-    var operation: Operation
+    package var operation: Operation
     /// The `errno` value.
-    var errorNumber: Int32
+    package var errorNumber: Int32
     /// The path the call was about.
-    var path: String
+    package var path: String
 
     /// Such as `fsync failed: Input/output error (5)`.
-    var description: String {
+    package var description: String {
         "\(operation.rawValue) failed: \(Self.explain(errorNumber)) (\(errorNumber))"
     }
 

@@ -1,0 +1,51 @@
+import Foundation
+import PurchaseKit
+
+/// Each call is one counted call of ``SimulatedDisk`` with the errors a POSIX
+/// file system would report (`ENOENT`, `EEXIST`, `ENOTDIR`, `EISDIR`, `EBADF`).
+extension SimulatedDisk: FileSystem {
+    package func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
+        try perform(.makeDirectory, path) { tree throws(DiskTree.Failure) in try tree.makeDirectory(at: path, mode: mode) }
+    }
+
+    package func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError) {
+        try perform(.setPermissions, path) { tree throws(DiskTree.Failure) in try tree.setMode(at: path, mode) }
+    }
+
+    package func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32 {
+        try perform(.create, path) { tree throws(DiskTree.Failure) in try tree.createFile(at: path, mode: mode) }
+    }
+
+    package func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
+        try perform(.write, path) { tree throws(DiskTree.Failure) in try tree.append(data, to: descriptor) }
+    }
+
+    package func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        try perform(.synchronize, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
+    }
+
+    package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        try perform(.close, path) { tree throws(DiskTree.Failure) in try tree.close(descriptor) }
+    }
+
+    package func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        try perform(.rename, destination) { tree throws(DiskTree.Failure) in try tree.rename(source, to: destination) }
+    }
+
+    @discardableResult
+    package func removeFile(atPath path: String) throws(FileSystemError) -> Bool {
+        try perform(.remove, path) { tree throws(DiskTree.Failure) in try tree.unlink(path) }
+    }
+
+    package func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
+        try perform(.synchronizeDirectory, path) { tree throws(DiskTree.Failure) in try tree.synchronizeDirectory(at: path) }
+    }
+
+    package func readFile(atPath path: String) throws(FileSystemError) -> Data {
+        try perform(.read, path) { tree throws(DiskTree.Failure) in try tree.read(at: path) }
+    }
+
+    package func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+        try perform(.list, path) { tree throws(DiskTree.Failure) in try tree.list(at: path) }
+    }
+}

@@ -1,0 +1,28 @@
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// The enumeration can fail: a store that skips a flush loses acknowledged orders, and the checks say so.
+final class PowerLossSabotageTests: XCTestCase {
+    private let scenario = StoreCrashScenario(
+        name: "second save", setUp: [.open, .save(TestOrders.version(1, of: "order-a"))],
+        steps: [.save(TestOrders.version(2, of: "order-a")), .save(TestOrders.version(1, of: "order-b"))])
+
+    func testSkippingTheDirectoryFlushLosesAnAcknowledgedOrder() async {
+        let report = await StoreCrashHarness(sabotage: .noDirectoryFlush).enumerate(scenario)
+        // Without any directory flush even the set-up's order is not durable.
+        XCTAssertTrue(report.failures.contains { $0.contains("order order-a is missing — an acknowledged order was lost") },
+                      "\(report.failures.prefix(5))")
+        XCTAssertTrue(report.failures.contains { $0.contains("order order-b is missing — an acknowledged order was lost") })
+        // A process crash alone loses nothing: the failures all come from power losses that drop unflushed changes.
+        XCTAssertFalse(report.failures.contains { $0.contains("everything kept") }, "\(report.failures.prefix(5))")
+    }
+
+    func testRenamingUnflushedDataLosesOrTearsAnAcknowledgedOrder() async {
+        let report = await StoreCrashHarness(sabotage: .noFileFlush).enumerate(scenario)
+        XCTAssertTrue(report.failures.contains { $0.contains("an acknowledged order was lost") }, "\(report.failures.prefix(5))")
+        // The torn file is set aside and reported, so the loss shows as a missing order, not a crash.
+        XCTAssertFalse(report.failures.contains { $0.contains("did not open") }, "\(report.failures.prefix(5))")
+        XCTAssertFalse(report.failures.contains { $0.contains("everything kept") }, "\(report.failures.prefix(5))")
+    }
+}
