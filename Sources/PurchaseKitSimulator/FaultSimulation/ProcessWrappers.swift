@@ -39,6 +39,7 @@ struct ProcessOrderStore: OrderStore {
     func orders(forUser userID: String) async throws -> [Order] { try kill.check(); return await base.orders(forUser: userID) }
     func order(id: String) async throws -> Order? { try kill.check(); return await base.order(id: id) }
     func order(transactionID: String) async throws -> Order? { try kill.check(); return await base.order(transactionID: transactionID) }
+    func order(token: String) async throws -> Order? { try kill.check(); return await base.order(token: token) }
 }
 
 /// The store as one process sees it: killable, with injected transient errors.

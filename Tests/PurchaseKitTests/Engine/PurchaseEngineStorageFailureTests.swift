@@ -78,6 +78,7 @@ final class FailingSaves: OrderStore {
     func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
     func order(id: String) async throws -> Order? { await base.order(id: id) }
     func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
+    func order(token: String) async throws -> Order? { await base.order(token: token) }
     func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
     func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
 }

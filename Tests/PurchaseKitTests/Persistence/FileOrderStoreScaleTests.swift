@@ -41,7 +41,7 @@ final class FileOrderStoreScaleTests: XCTestCase {
         XCTAssertEqual(report.orders.first?.id, "order-00000")
         XCTAssertEqual(report.orders.last?.id, "order-09999")
         let loadCalls = fileSystem.takeCalls()
-        XCTAssertEqual(loadCalls[.list], 2, "each folder is listed once")
+        XCTAssertEqual(loadCalls[.list], 3, "each folder (open, archive, ledger) is listed once")
         XCTAssertEqual(loadCalls[.read], count, "each file is read once")
 
         // Lookups never touch the disk for open orders.

@@ -95,6 +95,11 @@ actor JSONArrayOrderStore: OrderStore {
         return entries.values.first { $0.order.transactionID == transactionID }?.order
     }
 
+    func order(token: String) throws -> Order? {
+        try loadIfNeeded()
+        return entries.values.first { $0.order.token == token }?.order
+    }
+
     func archive(orderID: String) throws {
         try loadIfNeeded()
         guard var entry = entries[orderID], !entry.archived else {
