@@ -11,106 +11,109 @@ import Foundation
 /// the error code, the store's failure reason, and the transaction's ids,
 /// dates, revocation, quantity, token and environment.
 ///
-/// One record is one line of JSON with short keys; fields equal to their
-/// usual value are left out (the transaction's original id when it is its own
-/// id, its product and quantity when they are the order's, its token when it
-/// is the order's), so a typical record is about 300 bytes. Dates are seconds
-/// since the Foundation reference date, as in ``OrderCoding``, so they
-/// round-trip exactly.
-struct CompactOrderRecord: Codable, Equatable {
-    /// The order as the ledger gives it back: receipt empty, no metadata, no hint.
-    var order: Order
+/// One record is one line of 26 tab-separated fields, in this order:
+///
+/// ```
+/// id  user  product  quantity  status  source  token  created  updated  paymentBegan
+/// paymentFinished  attempts  nextAttempt  errorCode  failureReason  finished
+/// tx.id  tx.original  tx.product  tx.purchased  tx.expires  tx.revoked  tx.reason
+/// tx.quantity  tx.token  tx.environment
+/// ```
+///
+/// A string is written `=` followed by its UTF-8 bytes with `%`, tab, line
+/// feed and carriage return escaped as `%25`, `%09`, `%0A`, `%0D`; an empty
+/// field is a missing value (for `tx.original`, `tx.product`, `tx.quantity`
+/// and `tx.token`: the same as the order's, or the transaction's own id; a
+/// `tx.token` of `-` is none). Numbers are decimal; dates are seconds since
+/// the Foundation reference date, written in the shortest form that reads
+/// back to the same `Double`. Without a transaction, the ten `tx.` fields are
+/// empty. A typical record is about 200 bytes, and reading one takes a few
+/// microseconds, which is why this is not JSON: a launch reads every record.
+enum CompactOrderRecord {
+    /// The names of the fields, in line order (for error messages).
+    static let fieldNames = [
+        "id", "user", "product", "quantity", "status", "source", "token", "created", "updated", "paymentBegan",
+        "paymentFinished", "attempts", "nextAttempt", "errorCode", "failureReason", "finished",
+        "tx.id", "tx.original", "tx.product", "tx.purchased", "tx.expires", "tx.revoked", "tx.reason",
+        "tx.quantity", "tx.token", "tx.environment",
+    ]
 
-    /// The compact form of `order`.
-    init(compacting order: Order) {
+    /// The order as the ledger keeps it: receipt empty, no metadata, no hint.
+    static func compact(_ order: Order) -> Order {
         var compact = order
         compact.schemaVersion = Order.currentSchemaVersion
         compact.metadata = [:]
         compact.hint = nil
         compact.transaction?.receipt = Data()
-        self.order = compact
+        return compact
     }
 
-    private enum Keys: String, CodingKey {
-        case id, user, product, quantity = "qty", status, source, token, created, updated, paymentBegan = "began",
-             paymentFinished = "paid", attempts, nextAttempt = "next", errorCode = "error", failure, finished, transaction = "tx"
-    }
-
-    private enum TransactionKeys: String, CodingKey {
-        case id, original, product, purchased, expires, revoked, reason, quantity = "qty", token, environment = "env"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(order.id, forKey: .id)
-        try c.encode(order.userID, forKey: .user)
-        try c.encode(order.productID, forKey: .product)
-        try c.encode(order.quantity, forKey: .quantity)
-        try c.encode(order.status, forKey: .status)
-        try c.encode(order.source, forKey: .source)
-        try c.encodeIfPresent(order.token, forKey: .token)
-        try c.encode(order.createdAt, forKey: .created)
-        try c.encode(order.updatedAt, forKey: .updated)
-        try c.encodeIfPresent(order.paymentBeganAt, forKey: .paymentBegan)
-        try c.encodeIfPresent(order.paymentFinishedAt, forKey: .paymentFinished)
-        if order.verificationAttempts != 0 { try c.encode(order.verificationAttempts, forKey: .attempts) }
-        try c.encodeIfPresent(order.nextAttemptAt, forKey: .nextAttempt)
-        try c.encodeIfPresent(order.lastErrorCode, forKey: .errorCode)
-        try c.encodeIfPresent(order.storeFailureReason, forKey: .failure)
-        try c.encodeIfPresent(order.finishedAt, forKey: .finished)
-        guard let transaction = order.transaction else { return }
-        var t = c.nestedContainer(keyedBy: TransactionKeys.self, forKey: .transaction)
-        try t.encode(transaction.id, forKey: .id)
-        if transaction.originalID != transaction.id { try t.encode(transaction.originalID, forKey: .original) }
-        if transaction.productID != order.productID { try t.encode(transaction.productID, forKey: .product) }
-        try t.encode(transaction.purchaseDate, forKey: .purchased)
-        try t.encodeIfPresent(transaction.expirationDate, forKey: .expires)
-        try t.encodeIfPresent(transaction.revocationDate, forKey: .revoked)
-        try t.encodeIfPresent(transaction.revocationReason, forKey: .reason)
-        if transaction.quantity != order.quantity { try t.encode(transaction.quantity, forKey: .quantity) }
-        // Absent: the order's token. Null: none, although the order has one.
-        if transaction.orderToken != order.token {
-            if let token = transaction.orderToken { try t.encode(token, forKey: .token) } else { try t.encodeNil(forKey: .token) }
+    /// The record of `order`, as one line ending in a line feed.
+    static func line(for order: Order) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        var isFirst = true
+        func field(_ write: (inout [UInt8]) -> Void) {
+            if !isFirst { out.append(tab) }
+            isFirst = false
+            write(&out)
         }
-        try t.encode(transaction.environment, forKey: .environment)
+        func string(_ value: String?) { field { if let value { appendString(value, to: &$0) } } }
+        func number(_ value: Int?) { field { if let value { $0 += Array(String(value).utf8) } } }
+        func date(_ value: Date?) { field { if let value { $0 += Array(String(value.timeIntervalSinceReferenceDate).utf8) } } }
+
+        string(order.id)
+        string(order.userID)
+        string(order.productID)
+        number(order.quantity)
+        string(order.status.rawValue)
+        string(order.source.rawValue)
+        string(order.token)
+        date(order.createdAt)
+        date(order.updatedAt)
+        date(order.paymentBeganAt)
+        date(order.paymentFinishedAt)
+        number(order.verificationAttempts)
+        date(order.nextAttemptAt)
+        string(order.lastErrorCode?.rawValue)
+        string(order.storeFailureReason?.rawValue)
+        date(order.finishedAt)
+        let transaction = order.transaction
+        string(transaction?.id)
+        string(transaction.flatMap { $0.originalID == $0.id ? nil : $0.originalID })
+        string(transaction.flatMap { $0.productID == order.productID ? nil : $0.productID })
+        date(transaction?.purchaseDate)
+        date(transaction?.expirationDate)
+        date(transaction?.revocationDate)
+        string(transaction?.revocationReason?.rawValue)
+        number(transaction.flatMap { $0.quantity == order.quantity ? nil : $0.quantity })
+        field { out in
+            guard let transaction, transaction.orderToken != order.token else { return }
+            if let token = transaction.orderToken { appendString(token, to: &out) } else { out.append(0x2D) }  // "-"
+        }
+        string(transaction?.environment.rawValue)
+        out.append(lineFeed)
+        return out
     }
 
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        var order = Order(id: try c.decode(String.self, forKey: .id),
-                          productID: try c.decode(String.self, forKey: .product),
-                          userID: try c.decode(String.self, forKey: .user),
-                          token: try c.decodeIfPresent(String.self, forKey: .token),
-                          quantity: try c.decode(Int.self, forKey: .quantity),
-                          source: try c.decode(OrderSource.self, forKey: .source),
-                          status: try c.decode(OrderStatus.self, forKey: .status),
-                          createdAt: try c.decode(Date.self, forKey: .created))
-        order.updatedAt = try c.decode(Date.self, forKey: .updated)
-        order.paymentBeganAt = try c.decodeIfPresent(Date.self, forKey: .paymentBegan)
-        order.paymentFinishedAt = try c.decodeIfPresent(Date.self, forKey: .paymentFinished)
-        order.verificationAttempts = try c.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
-        order.nextAttemptAt = try c.decodeIfPresent(Date.self, forKey: .nextAttempt)
-        order.lastErrorCode = try c.decodeIfPresent(PurchaseKitError.Code.self, forKey: .errorCode)
-        order.storeFailureReason = try c.decodeIfPresent(StoreFailureReason.self, forKey: .failure)
-        order.finishedAt = try c.decodeIfPresent(Date.self, forKey: .finished)
-        if c.contains(.transaction) {
-            let t = try c.nestedContainer(keyedBy: TransactionKeys.self, forKey: .transaction)
-            let id = try t.decode(String.self, forKey: .id)
-            var token = order.token
-            if t.contains(.token) { token = try t.decodeNil(forKey: .token) ? nil : try t.decode(String.self, forKey: .token) }
-            order.transaction = StoreTransaction(
-                id: id,
-                originalID: try t.decodeIfPresent(String.self, forKey: .original) ?? id,
-                productID: try t.decodeIfPresent(String.self, forKey: .product) ?? order.productID,
-                purchaseDate: try t.decode(Date.self, forKey: .purchased),
-                expirationDate: try t.decodeIfPresent(Date.self, forKey: .expires),
-                revocationDate: try t.decodeIfPresent(Date.self, forKey: .revoked),
-                revocationReason: try t.decodeIfPresent(RevocationReason.self, forKey: .reason),
-                quantity: try t.decodeIfPresent(Int.self, forKey: .quantity) ?? order.quantity,
-                orderToken: token,
-                receipt: Data(),
-                environment: try t.decode(StoreEnvironment.self, forKey: .environment))
+    static let tab: UInt8 = 0x09
+    static let lineFeed: UInt8 = 0x0A
+    static let carriageReturn: UInt8 = 0x0D
+    static let percent: UInt8 = 0x25
+    static let present: UInt8 = 0x3D  // "="
+
+    /// Appends `=` and the escaped UTF-8 bytes of `value`.
+    private static func appendString(_ value: String, to out: inout [UInt8]) {
+        out.append(present)
+        for byte in value.utf8 {
+            switch byte {
+            case percent, tab, lineFeed, carriageReturn:
+                out += [percent, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            default:
+                out.append(byte)
+            }
         }
-        self.order = order
     }
+
+    static let hexDigits = Array("0123456789ABCDEF".utf8)
 }

@@ -24,30 +24,38 @@ extension FileOrderLedger {
     /// is read all the same, so that one bad byte does not hide the records
     /// after it; a header naming a newer version stops the reading.
     static func parse(_ data: Data, label: String) -> ParsedSegment {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .deferredToDate
+        data.withUnsafeBytes { bytes in parse(bytes, label: label) }
+    }
+
+    private static func parse(_ bytes: UnsafeRawBufferPointer, label: String) -> ParsedSegment {
         var records: [Order] = []
         var damaged: [DamagedLine] = []
         var headerIsValid = false
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for (offset, slice) in lines.enumerated() {
-            let bytes = Data(slice)
-            let number = offset + 1
-            if offset == 0, let header = try? decoder.decode(Header.self, from: bytes), header.format == Self.header.format {
-                guard header.version <= Self.header.version else { return .newerVersion(header.version) }
-                headerIsValid = true
-                continue
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: CompactOrderRecord.lineFeed) ?? bytes.count
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+            start = end + 1
+            number += 1
+            if number == 1 {
+                if line.elementsEqual(headerLine.dropLast()) {
+                    headerIsValid = true
+                    continue
+                }
+                if let header = try? JSONDecoder().decode(Header.self, from: Data(line)), header.format == Self.header.format {
+                    guard header.version <= Self.header.version else { return .newerVersion(header.version) }
+                    headerIsValid = true
+                    continue
+                }
             }
-            if bytes.isEmpty { continue }  // The end of the file, or a blank line.
-            do {
-                records.append(try decoder.decode(CompactOrderRecord.self, from: bytes).order)
-            } catch let error as DecodingError {
-                damaged.append(DamagedLine(number: number, bytes: bytes,
-                                           error: .corrupt(error, what: "line \(number) of the ledger segment '\(label)'")))
+            if line.isEmpty { continue }  // A blank line.
+            do throws(CompactOrderRecord.Damage) {
+                records.append(try CompactOrderRecord.decode(line))
             } catch {
-                damaged.append(DamagedLine(number: number, bytes: bytes, error: PurchaseKitError(
-                    .persistenceCorrupt, "Line \(number) of the ledger segment '\(label)' is not valid JSON.",
-                    advice: "The line was set aside; the other records are unaffected.", underlying: error)))
+                damaged.append(DamagedLine(number: number, bytes: Data(line), error: PurchaseKitError(
+                    .persistenceCorrupt, "Line \(number) of the ledger segment '\(label)' is not a record: \(error.description).",
+                    advice: "The line was set aside; the other records are unaffected.")))
             }
         }
         return .lines(records: records, damaged: damaged, headerIsValid: headerIsValid)

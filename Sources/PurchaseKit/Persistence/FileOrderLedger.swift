@@ -3,8 +3,8 @@ import Foundation
 /// The compacted orders of a ``FileOrderStore``, in memory, and the format of
 /// the segment files that hold them on disk.
 ///
-/// The ledger is a folder of segments, `ledger/segment-000001.jsonl`,
-/// `segment-000002.jsonl`, ...: each a header line
+/// The ledger is a folder of segments, `ledger/segment-000001.tsv`,
+/// `segment-000002.tsv`, ...: each a header line
 /// `{"format":"purchasekit.order-ledger","version":1}` followed by one
 /// ``CompactOrderRecord`` per line. An order has at most one record. A segment
 /// is only ever replaced whole (a temporary file, flushed and renamed over it),
@@ -30,7 +30,7 @@ struct FileOrderLedger {
 
     static let header = Header(format: "purchasekit.order-ledger", version: 1)
     static let segmentPrefix = "segment-"
-    static let segmentSuffix = ".jsonl"
+    static let segmentSuffix = ".tsv"
     /// New records go to the last segment until it would grow past this many bytes.
     static let segmentTargetSize = 512 * 1024
     /// Segments are read up to this size, or the store's `maximumFileSize` if larger.
@@ -60,32 +60,13 @@ struct FileOrderLedger {
 
     // MARK: Encoding
 
-    /// One record as a line of the segment, newline included.
-    static func line(for order: Order, using encoder: JSONEncoder = makeEncoder()) throws(PurchaseKitError) -> Data {
-        do {
-            return try encoder.encode(CompactOrderRecord(compacting: order)) + Data([0x0A])
-        } catch {
-            throw PurchaseKitError(.persistenceWriteFailed, "Order '\(order.id)' could not be encoded for the ledger.",
-                                   advice: "This is a bug in PurchaseKit; please report it.", underlying: error, orderID: order.id)
-        }
-    }
-
     /// The whole content of segment `number`, as it should be on disk.
-    func content(ofSegment number: Int) throws(PurchaseKitError) -> Data {
-        let encoder = Self.makeEncoder()
-        var data = Self.headerLine
+    func content(ofSegment number: Int) -> Data {
+        var bytes = [UInt8](Self.headerLine)
         for id in segments[number]?.ids ?? [] {
-            if let order = records[id] { data += try Self.line(for: order, using: encoder) }
+            if let order = records[id] { bytes += CompactOrderRecord.line(for: order) }
         }
-        return data
-    }
-
-    /// The encoder of ledger lines: compact, keys sorted, dates as reference-date seconds.
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .deferredToDate
-        return encoder
+        return Data(bytes)
     }
 
     /// The header line every segment starts with.
@@ -97,13 +78,13 @@ struct FileOrderLedger {
     /// record stays in its segment; a new one goes to the last segment if it
     /// has room, or starts a new one. Returns the segment that changed.
     @discardableResult
-    mutating func put(_ order: Order) throws(PurchaseKitError) -> Int {
-        let compact = CompactOrderRecord(compacting: order).order
+    mutating func put(_ order: Order) -> Int {
+        let compact = CompactOrderRecord.compact(order)
         if let number = segmentOf[order.id] {
             records[order.id] = compact
             return number
         }
-        let size = try Self.line(for: compact).count
+        let size = CompactOrderRecord.line(for: compact).count
         let last = segments.keys.max() ?? 0
         var number = last + 1
         if let tail = segments[last], tail.isWritable, tail.ids.isEmpty || tail.byteCount + size <= Self.segmentTargetSize {

@@ -34,7 +34,7 @@ extension FileOrderStore {
             do throws(PurchaseKitError) {
                 // A damaged file is quarantined by the read and reported; it cannot be compacted.
                 guard let order = try readArchived(id: id, entry: entry), index.entry(for: id)?.place == .archive else { continue }
-                changed.insert(try next.put(order))
+                changed.insert(next.put(order))
                 compacting.append((id, entry.fileName))
             } catch {
                 problems.append(error)

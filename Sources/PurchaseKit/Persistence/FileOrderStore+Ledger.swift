@@ -136,7 +136,7 @@ extension FileOrderStore {
                     }
                     next.dropSegment(number)
                 } else {
-                    let data = try next.content(ofSegment: number)
+                    let data = next.content(ofSegment: number)
                     do throws(FileSystemError) {
                         try fileSystem.writeDurably(data, directory: folder, fileName: name, mode: Self.fileMode)
                     } catch {

@@ -10,7 +10,7 @@ import Foundation
 /// ```
 /// <directory>/orders/      open orders, one file each
 /// <directory>/archive/     finished orders, whole, for `archiveRetention`
-/// <directory>/ledger/      compacted orders, kept for good (segment-000001.jsonl, ...)
+/// <directory>/ledger/      compacted orders, kept for good (segment-000001.tsv, ...)
 /// <directory>/quarantine/  entries that could not be used, kept for diagnosis
 /// ```
 ///

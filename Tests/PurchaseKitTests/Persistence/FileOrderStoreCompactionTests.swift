@@ -84,7 +84,7 @@ final class FileOrderStoreCompactionTests: XCTestCase {
         XCTAssertEqual(report.orders, [open])
         XCTAssertEqual(report.problems, [])
         XCTAssertEqual(names(in: directory, "archive"), [])
-        XCTAssertEqual(names(in: directory, "ledger"), ["segment-000001.jsonl"])
+        XCTAssertEqual(names(in: directory, "ledger"), ["segment-000001.tsv"])
 
         let reopened = try store()
         let ofUser = try await reopened.orders(forUser: "user-1")

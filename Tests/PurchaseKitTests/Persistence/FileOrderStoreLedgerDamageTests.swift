@@ -58,7 +58,7 @@ final class FileOrderStoreLedgerDamageTests: XCTestCase {
         let report = try await relaunched.loadOpenOrders()
         XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt])
         let message = report.problems.first?.message ?? ""
-        XCTAssertTrue(message.contains("Line 3 of the ledger segment 'ledger/segment-000001.jsonl'"), message)
+        XCTAssertTrue(message.contains("Line 3 of the ledger segment 'ledger/segment-000001.tsv'"), message)
         XCTAssertTrue(message.contains("moved to quarantine/"), message)
         for order in [orders[0], orders[2]] {
             let found = try await relaunched.order(transactionID: order.transactionID ?? "")
@@ -83,7 +83,7 @@ final class FileOrderStoreLedgerDamageTests: XCTestCase {
         // A second segment, written by hand as the store would: its records must always load.
         let other = makeOrder("o-other", transactionID: "t-other", status: .completed)
         var otherLedger = FileOrderLedger()
-        try otherLedger.put(other)
+        otherLedger.put(other)
         try otherLedger.content(ofSegment: 1).write(to: segment(2))
         let bytes = try Data(contentsOf: segment())
         // Where each record's line ends (the header's end comes first): a record survives once all of it is there.
@@ -143,7 +143,7 @@ final class FileOrderStoreLedgerDamageTests: XCTestCase {
         newer.status = .revoked
         newer.updatedAt = newer.updatedAt.addingTimeInterval(60)
         var copy = FileOrderLedger()
-        try copy.put(newer)
+        copy.put(newer)
         try copy.content(ofSegment: 1).write(to: segment(2))
 
         let relaunched = try store()
