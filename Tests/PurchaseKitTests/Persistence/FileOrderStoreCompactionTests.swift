@@ -196,6 +196,29 @@ final class FileOrderStoreCompactionTests: XCTestCase {
         XCTAssertEqual(found, compacted(order))
     }
 
+    func testARemovalThatCannotRewriteTheLedgerKeepsTheOrderWhole() async throws {
+        let fileSystem = FaultyFileSystem()
+        let first = try store(fileSystem)
+        let order = paidOrder("o-1")
+        try await first.save(order)
+        try await first.save(paidOrder("o-2", createdAt: testEpoch.addingTimeInterval(1)))
+        for id in ["o-1", "o-2"] { try await first.archive(orderID: id) }
+        clock.advance(by: 31 * day)
+        try await first.compactArchive()
+
+        fileSystem.fail(.rename, errno: ENOSPC, pathContains: "/ledger/")
+        await assertThrows(.persistenceWriteFailed) { try await first.remove(orderID: "o-1") }
+        let kept = try await first.order(token: "token-o-1")
+        XCTAssertEqual(kept, compacted(order))
+        XCTAssertEqual(try ledgerLines().count, 2)
+        fileSystem.heal()
+        try await first.remove(orderID: "o-1")
+        let gone = try await store().order(token: "token-o-1")
+        XCTAssertNil(gone)
+        let other = try await store().order(id: "o-2")
+        XCTAssertEqual(other?.id, "o-2")
+    }
+
     func testManyRecordsFillSegmentsUpToTheTargetSizeAndAllLoad() async throws {
         let fileSystem = FaultyFileSystem()
         fileSystem.disableSync()  // Thousands of files; durability is tested above.
