@@ -32,12 +32,44 @@ struct DemoPaths: Sendable {
 
     /// Creates the folder, refusing a non-empty folder that holds no story:
     /// the demo never writes into someone else's files.
+    ///
+    /// A folder that holds only what a run killed before its first save leaves
+    /// behind is a story in the making, not someone else's: the temporary file
+    /// of an interrupted atomic write (Foundation names them `.dat.nosync…`)
+    /// and the order store's own folders. Its temporary files are removed and
+    /// the story starts there, so that a kill at any moment leaves a folder the
+    /// next launch opens.
     func prepare() throws {
         let manager = FileManager.default
         if !exists, let contents = try? manager.contentsOfDirectory(atPath: root.path), !contents.isEmpty {
-            throw DemoError(message: "'\(root.path)' is not empty and holds no demo state; choose another folder with --state-dir.")
+            guard contents.allSatisfy(isLeftover) else {
+                throw DemoError(message: "'\(root.path)' is not empty and holds no demo state; choose another folder with --state-dir.")
+            }
+            for name in contents where Self.isInterruptedWrite(name) {
+                try manager.removeItem(at: root.appendingPathComponent(name))
+            }
         }
         try manager.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    /// The folders a `FileOrderStore` makes in its directory.
+    static let orderStoreFolders: Set<String> = ["orders", "archive", "ledger", "quarantine"]
+
+    /// Whether `name` is the temporary file of an atomic write that never reached its rename.
+    static func isInterruptedWrite(_ name: String) -> Bool { name.hasPrefix(".dat.nosync") }
+
+    /// Whether an entry of a folder without a story is one the demo itself makes.
+    private func isLeftover(_ name: String) -> Bool {
+        let url = root.appendingPathComponent(name)
+        if Self.isInterruptedWrite(name) { return Self.type(of: url) == .typeRegular }
+        guard name == ordersDirectory.lastPathComponent, Self.type(of: url) == .typeDirectory,
+              let inside = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { return false }
+        return inside.allSatisfy { Self.orderStoreFolders.contains($0) && Self.type(of: url.appendingPathComponent($0)) == .typeDirectory }
+    }
+
+    /// The type of an entry, a symbolic link not followed.
+    private static func type(of url: URL) -> FileAttributeType? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.type] as? FileAttributeType
     }
 }
 

@@ -108,6 +108,10 @@ extension PurchaseKitError.Code {
     public static let persistenceWriteFailed = Self(rawValue: "persistenceWriteFailed")
     /// A stored order is damaged, truncated, foreign or from a newer version.
     public static let persistenceCorrupt = Self(rawValue: "persistenceCorrupt")
+    /// An entry in the order store's folders is not a regular file within the
+    /// size limit (a FIFO, socket, device, symbolic link, folder, or a file too
+    /// large); it was set aside unread, and the other orders loaded.
+    public static let persistenceUnusableFile = Self(rawValue: "persistenceUnusableFile")
     /// An operation took longer than its configured limit.
     public static let timeout = Self(rawValue: "timeout")
     /// The store could not be reached.

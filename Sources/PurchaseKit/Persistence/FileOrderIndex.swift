@@ -1,21 +1,28 @@
 import Foundation
 
-/// What ``FileOrderStore`` knows about its files without touching the disk:
-/// where each order lives, which order holds each transaction, and each user's
-/// open orders. Built once by the load; after that every save and lookup costs
-/// the same however many orders are stored, because nothing scans a directory.
+/// What ``FileOrderStore`` knows about its orders without touching the disk:
+/// where each order lives, which order holds each transaction and each token,
+/// and each user's orders. Built once by the load; after that every save and
+/// lookup costs the same however many orders are stored, because nothing
+/// scans a directory.
 ///
 /// Open orders are kept whole (the working set is small); archived ones only
-/// as a summary, and are read from their file on demand.
+/// as a summary, and are read from their file on demand; compacted ones live in
+/// the ledger, which is in memory (see ``FileOrderLedger``).
 struct FileOrderIndex {
-    /// Which folder an order's file is in.
+    /// Where an order's current version is.
     enum Place: String, Sendable {
+        /// A file in the open orders' folder.
         case open = "orders"
+        /// A file in the archive folder.
         case archive
+        /// A compact record in the ledger, with no file of its own.
+        case ledger
     }
 
     /// Where one order lives and what lookups need to know about it.
     struct Entry: Equatable {
+        /// The file's name; empty for an order in the ledger.
         var fileName: String
         var place: Place
         var transactionID: String?
@@ -26,31 +33,37 @@ struct FileOrderIndex {
 
     private(set) var entries: [String: Entry] = [:]
     private(set) var openOrders: [String: Order] = [:]
+    /// The ids of the orders whose current version is an archived file.
+    private(set) var archivedIDs: Set<String> = []
     private var idByFileName: [String: String] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
+    private var idsByUser: [String: Set<String>] = [:]
     private var openIDsByUser: [String: Set<String>] = [:]
 
-    /// The entry of an order, open or archived.
+    /// The entry of an order, wherever it is.
     func entry(for id: String) -> Entry? { entries[id] }
 
     /// The id of the order holding a store transaction.
     func orderID(forTransaction transactionID: String) -> String? { idByTransaction[transactionID] }
 
-    /// The id of the order whose payment carried this order token.
+    /// The id of the order whose payment carried this token.
     func orderID(forToken token: String) -> String? { idByToken[token] }
 
     /// The id of the order stored under a file name, in either folder.
     func orderID(forFileName fileName: String) -> String? { idByFileName[fileName] }
+
+    /// The ids of every order of one user: open, archived and compacted.
+    func orderIDs(forUser userID: String) -> Set<String> { idsByUser[userID] ?? [] }
 
     /// The open orders of one user, oldest first.
     func openOrders(forUser userID: String) -> [Order] {
         (openIDsByUser[userID] ?? []).compactMap { openOrders[$0] }.sorted(by: Self.creationOrder)
     }
 
-    /// Every archived order's id and entry.
+    /// Every archived order's id and entry (not the compacted ones).
     var archivedEntries: [(id: String, entry: Entry)] {
-        entries.compactMap { $0.value.place == .archive ? ($0.key, $0.value) : nil }
+        archivedIDs.compactMap { id in entries[id].map { (id, $0) } }
     }
 
     /// The name a new file for `id` gets: its own name, or for a long id the
@@ -65,18 +78,25 @@ struct FileOrderIndex {
         }
     }
 
-    /// Records an order in a folder, replacing what was known about its id.
+    /// Records an order's current version, replacing what was known about its id.
+    /// `fileName` is ignored for ``Place/ledger``.
     mutating func insert(_ order: Order, fileName: String, place: Place) {
         remove(id: order.id)
-        let entry = Entry(fileName: fileName, place: place, transactionID: order.transactionID,
-                          token: order.token, userID: order.userID, updatedAt: order.updatedAt)
-        entries[order.id] = entry
-        idByFileName[fileName] = order.id
+        let name = place == .ledger ? "" : fileName
+        entries[order.id] = Entry(fileName: name, place: place, transactionID: order.transactionID,
+                                  token: order.token, userID: order.userID, updatedAt: order.updatedAt)
+        if place != .ledger { idByFileName[name] = order.id }
         if let transactionID = order.transactionID { idByTransaction[transactionID] = order.id }
         if let token = order.token { idByToken[token] = order.id }
-        if place == .open {
+        idsByUser[order.userID, default: []].insert(order.id)
+        switch place {
+        case .open:
             openOrders[order.id] = order
             openIDsByUser[order.userID, default: []].insert(order.id)
+        case .archive:
+            archivedIDs.insert(order.id)
+        case .ledger:
+            break
         }
     }
 
@@ -86,19 +106,26 @@ struct FileOrderIndex {
         dropOpen(id: id, userID: entry.userID)
         entry.place = .archive
         entries[id] = entry
+        archivedIDs.insert(id)
     }
 
     /// Forgets an order. Returns what was known about it.
     @discardableResult
     mutating func remove(id: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
-        // Only drop the transaction's link if it still points here: another order may have claimed it since.
+        if entry.place != .ledger, idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
+        // Only drop a link if it still points here: another order may have claimed it since.
         if let transactionID = entry.transactionID, idByTransaction[transactionID] == id {
             idByTransaction[transactionID] = nil
         }
         if let token = entry.token, idByToken[token] == id { idByToken[token] = nil }
-        if entry.place == .open { dropOpen(id: id, userID: entry.userID) }
+        idsByUser[entry.userID]?.remove(id)
+        if idsByUser[entry.userID]?.isEmpty == true { idsByUser[entry.userID] = nil }
+        switch entry.place {
+        case .open: dropOpen(id: id, userID: entry.userID)
+        case .archive: archivedIDs.remove(id)
+        case .ledger: break
+        }
         return entry
     }
 

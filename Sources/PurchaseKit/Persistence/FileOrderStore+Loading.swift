@@ -8,13 +8,16 @@ import Musl
 #endif
 
 extension FileOrderStore {
-    /// Reads both folders once and builds the index. Never fails because of a
-    /// damaged file (that is a problem for the report); only when a folder
-    /// cannot be listed, in which case the next call tries again.
+    /// Reads the folders once and builds the index: the ledger first, then the
+    /// open and archived orders, whose files win over a compact record of the
+    /// same order (compaction deletes a file only once its record is durable, so
+    /// the file is never older). Never fails because of a damaged or unusable
+    /// entry (that is a problem for the report); only when a folder cannot be
+    /// listed, in which case the next call tries again.
     func loadIfNeeded() throws(PurchaseKitError) {
         guard !isLoaded else { return }
         var listings: [(FileOrderIndex.Place, [String])] = []
-        for place in [FileOrderIndex.Place.open, .archive] {
+        for place in [FileOrderIndex.Place.ledger, .open, .archive] {
             do throws(FileSystemError) {
                 listings.append((place, try fileSystem.contentsOfDirectory(atPath: path(of: place)).sorted()))
             } catch {
@@ -22,11 +25,16 @@ extension FileOrderStore {
             }
         }
         index = FileOrderIndex()
+        ledger = FileOrderLedger()
         var problems: [PurchaseKitError] = []
         var changed: Set<FileOrderIndex.Place> = []
-        // Open orders first: when an order is in both folders (a re-open
-        // interrupted before the archived copy was deleted) the open one is newer.
         for (place, names) in listings {
+            if place == .ledger {
+                loadLedger(names, problems: &problems, changed: &changed)
+                continue
+            }
+            // Open orders before archived ones: when an order is in both folders (a
+            // re-open interrupted before the archived copy was deleted) the open one is newer.
             for name in names {
                 if let problem = loadFile(named: name, in: place, changed: &changed) { problems.append(problem) }
             }
@@ -41,8 +49,30 @@ extension FileOrderStore {
             }
         }
         isLoaded = true
-        problems += pruneExpired().problems
+        problems += compactExpired().problems
         unreportedProblems += problems
+    }
+
+    /// Deletes a temporary file left by a crash in the middle of a write (the
+    /// old file, if any, is intact). Returns the problem to report, if any.
+    func removeLeftover(_ name: String, in place: FileOrderIndex.Place, changed: inout Set<FileOrderIndex.Place>) -> PurchaseKitError? {
+        let label = "\(place.rawValue)/\(name)"
+        do throws(FileSystemError) {
+            try fileSystem.removeFile(atPath: path(of: place) + "/" + name)
+            changed.insert(place)
+            log(.notice, "Removed a temporary file left by an interrupted write.", ["file": label])
+            return nil
+        } catch {
+            return .writeFailed(error, "The leftover temporary file '\(label)' could not be deleted", orderID: nil,
+                                advice: "It is harmless and is deleted again at the next launch.")
+        }
+    }
+
+    /// Reads a regular file of the store within `limit` bytes (the configured
+    /// maximum by default), without following links or blocking.
+    func readEntry(_ name: String, in place: FileOrderIndex.Place, limit: Int? = nil) throws(FileSystemError) -> FileContents {
+        try fileSystem.readRegularFile(atPath: path(of: place) + "/" + name,
+                                       maximumSize: limit ?? configuration.maximumFileSize)
     }
 
     /// Loads one file into the index, or deals with it. Returns the problem to report, if any.
@@ -50,22 +80,17 @@ extension FileOrderStore {
                           changed: inout Set<FileOrderIndex.Place>) -> PurchaseKitError? {
         let folder = path(of: place)
         let label = "\(place.rawValue)/\(name)"
-        if FileNameCoding.isTemporary(name) {
-            // Left by a crash in the middle of a write: the old file, if any, is intact.
-            do throws(FileSystemError) {
-                try fileSystem.removeFile(atPath: folder + "/" + name)
-                changed.insert(place)
-                log(.notice, "Removed a temporary file left by an interrupted write.", ["file": label])
-                return nil
-            } catch {
-                return .writeFailed(error, "The leftover temporary file '\(label)' could not be deleted", orderID: nil,
-                                    advice: "It is harmless and is deleted again at the next launch.")
-            }
-        }
+        if FileNameCoding.isTemporary(name) { return removeLeftover(name, in: place, changed: &changed) }
         if name.hasPrefix(".") { return nil }  // Hidden files are not ours (such as Finder's .DS_Store).
         let data: Data
         do throws(FileSystemError) {
-            data = try fileSystem.readFile(atPath: folder + "/" + name)
+            switch try readEntry(name, in: place) {
+            case .data(let contents):
+                data = contents
+            case .unusable(let kind):
+                changed.insert(place)
+                return quarantine(name, in: place, damage: .unusableEntry(label, kind))
+            }
         } catch {
             log(.error, "Could not read an order file; it was left in place.", ["file": label, "error": error.description])
             return .readFailed(error, "The order file '\(label)' could not be read")
@@ -77,7 +102,7 @@ extension FileOrderStore {
             changed.insert(place)
             return quarantine(name, in: place, damage: damage)
         }
-        if let existing = index.entry(for: order.id) {
+        if let existing = index.entry(for: order.id), existing.place != .ledger {
             if existing.place == .open, place == .archive {
                 do throws(FileSystemError) {
                     try fileSystem.removeFile(atPath: folder + "/" + name)
@@ -119,15 +144,20 @@ extension FileOrderStore {
         return .success(order)
     }
 
+    /// A fresh name in the quarantine folder for an entry of `place`: unique,
+    /// sortable by time, and short enough for NAME_MAX whatever the original name.
+    func quarantineName(for name: String, in place: FileOrderIndex.Place) -> String {
+        let stamp = Int64((configuration.clock.now.timeIntervalSince1970 * 1000).rounded(.down))
+        let random = UUID().uuidString.prefix(8).lowercased()
+        let kept = name.utf8.count <= 160 ? name : String(String.UnicodeScalarView(name.unicodeScalars.prefix(40)))
+        return "\(stamp)-\(random)-\(place.rawValue)-\(kept)"
+    }
+
     /// Moves a file that cannot be used to the quarantine folder, logs it and
     /// returns the typed error to report. The file is kept, never deleted.
     func quarantine(_ name: String, in place: FileOrderIndex.Place, damage: PurchaseKitError) -> PurchaseKitError {
         let label = "\(place.rawValue)/\(name)"
-        let stamp = Int64((configuration.clock.now.timeIntervalSince1970 * 1000).rounded(.down))
-        let random = UUID().uuidString.prefix(8).lowercased()
-        // Unique, sortable by time, and short enough for NAME_MAX whatever the original name.
-        let kept = name.utf8.count <= 160 ? name : String(String.UnicodeScalarView(name.unicodeScalars.prefix(40)))
-        let target = "\(stamp)-\(random)-\(place.rawValue)-\(kept)"
+        let target = quarantineName(for: name, in: place)
         var problem = damage
         do throws(FileSystemError) {
             try fileSystem.rename(path(of: place) + "/" + name, to: quarantinePath + "/" + target)
@@ -141,22 +171,34 @@ extension FileOrderStore {
                 ["file": label, "code": damage.code.rawValue, "error": error.description])
         }
         if problem.underlying == nil { problem.underlying = damage }
-        if let id = index.orderID(forFileName: name), index.entry(for: id)?.place == place { index.remove(id: id) }
+        if let id = index.orderID(forFileName: name), index.entry(for: id)?.place == place {
+            index.remove(id: id)
+            // The compact record of the order, if it has one, is what is left of it.
+            if let record = ledger.records[id] { index.insert(record, fileName: "", place: .ledger) }
+        }
         return problem
     }
 
-    /// Reads an archived order from its file; quarantines it if it is damaged.
+    /// Reads an archived order from its file; quarantines it if it is damaged
+    /// or unusable. A file gone missing leaves the order's compact record, if any.
     func readArchived(id: String, entry: FileOrderIndex.Entry) throws(PurchaseKitError) -> Order? {
         let label = "\(entry.place.rawValue)/\(entry.fileName)"
-        let data: Data
+        let contents: FileContents
         do throws(FileSystemError) {
-            data = try fileSystem.readFile(atPath: path(of: entry.place) + "/" + entry.fileName)
+            contents = try readEntry(entry.fileName, in: entry.place)
         } catch {
             if error.errorNumber == ENOENT {
                 index.remove(id: id)
-                return nil
+                guard let record = ledger.records[id] else { return nil }
+                index.insert(record, fileName: "", place: .ledger)
+                return record
             }
             throw PurchaseKitError.readFailed(error, "The order file '\(label)' could not be read", orderID: id)
+        }
+        let data: Data
+        switch contents {
+        case .data(let bytes): data = bytes
+        case .unusable(let kind): throw quarantine(entry.fileName, in: entry.place, damage: .unusableEntry(label, kind))
         }
         switch validate(data, fileName: entry.fileName, label: label) {
         case .success(let order):
@@ -164,44 +206,6 @@ extension FileOrderStore {
         case .failure(let damage):
             throw quarantine(entry.fileName, in: entry.place, damage: damage)
         }
-    }
-
-    /// Deletes archived orders whose last change is older than the retention.
-    ///
-    /// - Returns: How many orders were deleted.
-    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when a file cannot be deleted;
-    ///   the others are still deleted.
-    @discardableResult
-    public func pruneArchive() throws(PurchaseKitError) -> Int {
-        try loadIfNeeded()
-        let result = pruneExpired()
-        if let first = result.problems.first { throw first }
-        return result.removed
-    }
-
-    private func pruneExpired() -> (removed: Int, problems: [PurchaseKitError]) {
-        let cutoff = configuration.clock.now.addingTimeInterval(-configuration.archiveRetention)
-        var removed = 0
-        var problems: [PurchaseKitError] = []
-        for (id, entry) in index.archivedEntries where entry.updatedAt < cutoff {
-            do throws(FileSystemError) {
-                try fileSystem.removeFile(atPath: path(of: .archive) + "/" + entry.fileName)
-                index.remove(id: id)
-                removed += 1
-            } catch {
-                problems.append(.writeFailed(error, "The expired archived order '\(id)' could not be deleted", orderID: id,
-                                             advice: "It stays archived and is deleted at the next pruning."))
-            }
-        }
-        guard removed > 0 else { return (0, problems) }
-        do throws(FileSystemError) {
-            try fileSystem.synchronizeDirectory(atPath: path(of: .archive))
-        } catch {
-            problems.append(.writeFailed(error, "Pruning the archive may not survive a power loss", orderID: nil,
-                                         advice: "Nothing was lost; expired orders are deleted again at the next pruning."))
-        }
-        log(.info, "Pruned expired orders from the archive.", ["count": String(removed)])
-        return (removed, problems)
     }
 
     /// Sends a line to the configured handler, stamped by the configured clock.

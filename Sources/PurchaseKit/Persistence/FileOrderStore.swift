@@ -9,8 +9,9 @@ import Foundation
 ///
 /// ```
 /// <directory>/orders/      open orders, one file each
-/// <directory>/archive/     finished orders, deleted after `archiveRetention`
-/// <directory>/quarantine/  files that could not be read, kept for diagnosis
+/// <directory>/archive/     finished orders, whole, for `archiveRetention`
+/// <directory>/ledger/      compacted orders, kept for good (segment-000001.tsv, ...)
+/// <directory>/quarantine/  entries that could not be used, kept for diagnosis
 /// ```
 ///
 /// File names are derived from the order id so that any id, however hostile,
@@ -18,12 +19,32 @@ import Foundation
 /// file next to the target, flushes it, renames it over the old file and
 /// flushes the directory.
 ///
-/// The store reads its directory once, on first use: damaged files move to
-/// the quarantine folder and are reported by the next ``loadOpenOrders()``,
-/// files left by an interrupted write are deleted, and expired archived
-/// orders are pruned. From then on it keeps an index in memory, so a save or a
-/// lookup costs the same however many orders are stored. Use one store per
-/// directory in a process: two would not see each other's changes.
+/// **Retention.** An archived order is kept whole for
+/// ``Configuration/archiveRetention`` after its last change (its `updatedAt`,
+/// compared with this store's clock). After that it is *compacted*: its
+/// receipt (`transaction.receipt`), `metadata` and `hint` are dropped, and
+/// everything else — ids, user, product, quantity, status, source, token, every
+/// date, and the transaction's ids, dates, revocation and environment — stays
+/// in the ledger **for good**, because entitlements, consumable balances,
+/// subscription renewals, duplicate detection and late payments depend on it.
+/// Compacted orders answer ``orders(forUser:)``, ``order(id:)``,
+/// ``order(transactionID:)`` and ``order(token:)`` like any other, without
+/// their receipt. Only ``remove(orderID:)`` deletes an order for good.
+/// Compaction runs at the first use after launch and on ``compactArchive()``.
+///
+/// **What is read.** The store reads only regular files of at most
+/// ``Configuration/maximumFileSize`` bytes, never following a symbolic link
+/// and never blocking on a FIFO. Anything else found in its folders (a FIFO,
+/// socket, device, link, folder or oversized file), and any damaged document,
+/// is moved to the quarantine folder and reported by the next
+/// ``loadOpenOrders()``; the rest loads.
+///
+/// The store reads its directory once, on first use: unusable entries move to
+/// the quarantine folder, files left by an interrupted write are deleted, and
+/// expired archived orders are compacted. From then on it keeps an index in
+/// memory, so a save or a lookup costs the same however many orders are
+/// stored. Use one store per directory in a process: two would not see each
+/// other's changes.
 ///
 /// The file calls are short and synchronous, made on the actor: a save waits
 /// for its flush, which is the point, and saves from many tasks run one at a time.
@@ -33,22 +54,38 @@ import Foundation
 public actor FileOrderStore: OrderStore {
     /// How a ``FileOrderStore`` behaves.
     public struct Configuration: Sendable {
-        /// How long an archived order is kept after its last change, in seconds. Thirty days by default.
+        /// How long an archived order is kept whole after its last change, in
+        /// seconds; thirty days by default. After that it is compacted: its
+        /// receipt, metadata and hint are dropped and the rest is kept for good.
+        /// Keep receipts as long as your server may ask for them again.
         public var archiveRetention: TimeInterval
-        /// Where "now" comes from, for pruning the archive.
+        /// Where "now" comes from, for compacting the archive. It may be another
+        /// clock than the engine's (the system clock by default).
         public var clock: any PurchaseClock
-        /// Receives a line for every file quarantined, cleaned up or pruned.
+        /// Receives a line for every file quarantined, cleaned up or compacted.
         public var logHandler: any LogHandler
+        /// The largest order document the store writes or reads, in bytes; 1 MiB by default.
+        ///
+        /// Reading is bounded so that nothing placed in the store's folders can
+        /// exhaust memory: a larger file is set aside unread. A save of a larger
+        /// order is refused, so that nothing is written that could not be read
+        /// back. StoreKit 2 signed transactions take a few kilobytes; a StoreKit 1
+        /// app receipt grows with the account's purchase history, so raise this
+        /// if you keep those on orders. Lowering it later sets aside the orders
+        /// that no longer fit.
+        public var maximumFileSize: Int
         /// The file-system calls; tests replace them to inject faults.
         package var fileSystem: any FileSystem = POSIXFileSystem()
 
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
                     clock: any PurchaseClock = SystemClock(),
-                    logHandler: any LogHandler = SilentLogHandler()) {
+                    logHandler: any LogHandler = SilentLogHandler(),
+                    maximumFileSize: Int = 1024 * 1024) {
             self.archiveRetention = archiveRetention
             self.clock = clock
             self.logHandler = logHandler
+            self.maximumFileSize = maximumFileSize
         }
     }
 
@@ -58,6 +95,7 @@ public actor FileOrderStore: OrderStore {
     let paths: [FileOrderIndex.Place: String]
     let quarantinePath: String
     var index = FileOrderIndex()
+    var ledger = FileOrderLedger()
     var isLoaded = false
     /// Problems found by the load, until ``loadOpenOrders()`` reports them.
     var unreportedProblems: [PurchaseKitError] = []
@@ -76,9 +114,9 @@ public actor FileOrderStore: OrderStore {
         let root = directory.path
         self.directory = directory
         self.configuration = configuration
-        self.paths = [.open: root + "/orders", .archive: root + "/archive"]
+        self.paths = [.open: root + "/orders", .archive: root + "/archive", .ledger: root + "/ledger"]
         self.quarantinePath = root + "/quarantine"
-        try Self.prepare(root: root, folders: [root + "/orders", root + "/archive", quarantinePath],
+        try Self.prepare(root: root, folders: [root + "/orders", root + "/archive", root + "/ledger", quarantinePath],
                          fileSystem: configuration.fileSystem)
     }
 
@@ -126,6 +164,13 @@ public actor FileOrderStore: OrderStore {
     public func save(_ order: Order) throws(PurchaseKitError) {
         try loadIfNeeded()
         let data = try OrderCoding.encode(order)
+        guard data.count <= configuration.maximumFileSize else {
+            throw PurchaseKitError(
+                .persistenceWriteFailed,
+                "Order '\(order.id)' takes \(data.count) bytes, more than the store's limit of \(configuration.maximumFileSize); it was not saved.",
+                advice: "Keep less in the order's metadata, or raise FileOrderStore.Configuration.maximumFileSize.",
+                orderID: order.id)
+        }
         let previous = index.entry(for: order.id)
         let fileName: String
         if let previous, FileNameCoding.name(previous.fileName, fits: order.id) {
@@ -145,7 +190,7 @@ public actor FileOrderStore: OrderStore {
             throw PurchaseKitError.writeFailed(error, "Order '\(order.id)' could not be saved", orderID: order.id)
         }
         index.insert(order, fileName: fileName, place: .open)
-        if let previous, previous.place != .open || previous.fileName != fileName {
+        if let previous, previous.place != .ledger, previous.place != .open || previous.fileName != fileName {
             removeSupersededFile(previous, orderID: order.id)
         }
     }
@@ -162,63 +207,6 @@ public actor FileOrderStore: OrderStore {
             log(.error, "Could not delete the superseded copy of a saved order; the next load resolves it.",
                 ["file": "\(entry.place.rawValue)/\(entry.fileName)", "orderID": orderID, "error": error.description])
         }
-    }
-
-    /// Every open order, oldest first, and the files the first load could not read.
-    /// Problems are reported once: the damaged files are in the quarantine folder.
-    ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when a folder cannot be listed.
-    public func loadOpenOrders() throws(PurchaseKitError) -> OrderLoadReport {
-        try loadIfNeeded()
-        let problems = unreportedProblems
-        unreportedProblems = []
-        return OrderLoadReport(orders: index.openOrders.values.sorted(by: FileOrderIndex.creationOrder),
-                               problems: problems)
-    }
-
-    /// The open orders of one user, oldest first.
-    public func openOrders(forUser userID: String) throws(PurchaseKitError) -> [Order] {
-        try loadIfNeeded()
-        return index.openOrders(forUser: userID)
-    }
-
-    /// Every order of one user, open and archived, oldest first. Archived ones
-    /// are read from disk, so this costs one read per archived order of the user.
-    ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` or `persistenceCorrupt`
-    ///   when an archived file cannot be read (a damaged one is quarantined).
-    public func orders(forUser userID: String) throws(PurchaseKitError) -> [Order] {
-        try loadIfNeeded()
-        var result = index.openOrders(forUser: userID)
-        for (id, entry) in index.archivedEntries where entry.userID == userID {
-            if let order = try readArchived(id: id, entry: entry) { result.append(order) }
-        }
-        return result.sorted(by: FileOrderIndex.creationOrder)
-    }
-
-    /// The order with this id, open or archived (archived ones are read from disk).
-    ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceCorrupt`` when its archived file is damaged
-    ///   (it is then quarantined), ``PurchaseKitError/Code/persistenceReadFailed`` when it cannot be read.
-    public func order(id: String) throws(PurchaseKitError) -> Order? {
-        try loadIfNeeded()
-        if let open = index.openOrders[id] { return open }
-        guard let entry = index.entry(for: id) else { return nil }
-        return try readArchived(id: id, entry: entry)
-    }
-
-    /// The order whose store transaction has this id, open or archived.
-    public func order(transactionID: String) throws(PurchaseKitError) -> Order? {
-        try loadIfNeeded()
-        guard let id = index.orderID(forTransaction: transactionID) else { return nil }
-        return try order(id: id)
-    }
-
-    /// The order whose payment carried this order token, open or archived.
-    public func order(token: String) throws(PurchaseKitError) -> Order? {
-        try loadIfNeeded()
-        guard let id = index.orderID(forToken: token) else { return nil }
-        return try order(id: id)
     }
 
     /// Moves an open order to the archive with one atomic rename.
@@ -240,12 +228,25 @@ public actor FileOrderStore: OrderStore {
         try synchronize([.archive, .open], after: "Order '\(orderID)' was archived", orderID: orderID)
     }
 
-    /// Deletes an order, open or archived. Deleting a missing order is not an error.
+    /// Deletes an order for good, wherever it is: open, archived or compacted.
+    /// Deleting a missing order is not an error.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the file cannot be deleted.
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the file or the
+    ///   ledger record cannot be deleted; the order is then still there.
     public func remove(orderID: String) throws(PurchaseKitError) {
         try loadIfNeeded()
         guard let entry = index.entry(for: orderID) else { return }
+        // The ledger's record first: a file left by a failure below is still a
+        // whole order, while a record left behind would bring a deleted order back.
+        if ledger.segmentOf[orderID] != nil {
+            var next = ledger
+            let changed = next.remove(id: orderID).map { Set([$0]) } ?? []
+            if let problem = writeLedger(next, changed: changed).problem { throw problem }
+        }
+        guard entry.place != .ledger else {
+            index.remove(id: orderID)
+            return
+        }
         do throws(FileSystemError) {
             try fileSystem.removeFile(atPath: path(of: entry.place) + "/" + entry.fileName)
         } catch {
@@ -253,16 +254,6 @@ public actor FileOrderStore: OrderStore {
         }
         index.remove(id: orderID)
         try synchronize([entry.place], after: "Order '\(orderID)' was deleted", orderID: orderID)
-    }
-
-    /// Every archived order, oldest first (for diagnostics and tests; reads each file).
-    public func archivedOrders() throws(PurchaseKitError) -> [Order] {
-        try loadIfNeeded()
-        var orders: [Order] = []
-        for (id, entry) in index.archivedEntries {
-            if let order = try readArchived(id: id, entry: entry) { orders.append(order) }
-        }
-        return orders.sorted(by: FileOrderIndex.creationOrder)
     }
 
     /// Flushes folders after a rename or deletion that already happened.

@@ -34,10 +34,62 @@ package protocol FileSystem: Sendable {
     func removeFile(atPath path: String) throws(FileSystemError) -> Bool
     /// Flushes a directory's entries (creations, renames, deletions) to stable storage.
     func synchronizeDirectory(atPath path: String) throws(FileSystemError)
-    /// The whole content of a file.
-    func readFile(atPath path: String) throws(FileSystemError) -> Data
+    /// The content of a regular file of at most `maximumSize` bytes, or why it was not read.
+    ///
+    /// Never follows a symbolic link, never blocks on a FIFO, never opens a device,
+    /// socket or directory, and never reads more than `maximumSize + 1` bytes, so
+    /// that nothing placed in a folder of the store can hang it or exhaust memory.
+    /// A missing file or a failing call is a ``FileSystemError``.
+    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents
     /// The names in a directory, without `.` and `..`.
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String]
+}
+
+/// What ``FileSystem/readRegularFile(atPath:maximumSize:)`` found.
+package enum FileContents: Equatable, Sendable {
+    /// The whole content of a regular file within the size limit.
+    case data(Data)
+    /// Something that must not be read as a document.
+    case unusable(UnusableFile)
+}
+
+/// Why an entry in a folder of the store was not read.
+package enum UnusableFile: Equatable, Sendable, CustomStringConvertible {
+    case symbolicLink
+    case fifo
+    case socket
+    case device
+    case directory
+    /// A kind of entry the platform reports but the store has no name for.
+    case otherType
+    /// A regular file larger than the limit (its size as far as it was known).
+    case tooLarge(size: Int64, limit: Int)
+
+    /// What it is, for messages: "a FIFO", "a file of 2097152 bytes, above the limit of 1048576".
+    package var description: String {
+        switch self {
+        case .symbolicLink: "a symbolic link (never followed)"
+        case .fifo: "a FIFO (named pipe)"
+        case .socket: "a socket"
+        case .device: "a device"
+        case .directory: "a directory"
+        case .otherType: "not a regular file"
+        case .tooLarge(let size, let limit): "a file of \(size) bytes or more, above the limit of \(limit) bytes"
+        }
+    }
+
+    /// The kind of entry a `stat` mode describes; nil for a regular file.
+    static func kind(ofMode mode: mode_t) -> UnusableFile? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFLNK: .symbolicLink
+        case S_IFIFO: .fifo
+        case S_IFSOCK: .socket
+        case S_IFCHR, S_IFBLK: .device
+        case S_IFDIR: .directory
+        default: .otherType
+        }
+    }
 }
 
 /// One failed file-system call: which call, on what, and the `errno` it set.
@@ -97,5 +149,14 @@ extension PurchaseKitError {
             .persistenceReadFailed, "\(what): \(error.description).",
             advice: "The file was left in place. Check the storage and the permissions of the store's directory, then load again.",
             underlying: error.underlying, orderID: orderID)
+    }
+
+    /// An entry of the store that must not be read as a document: `label` is
+    /// its folder and name, `kind` what it turned out to be.
+    static func unusableEntry(_ label: String, _ kind: UnusableFile) -> PurchaseKitError {
+        PurchaseKitError(
+            .persistenceUnusableFile, "The entry '\(label)' is \(kind), not an order document; it was not read.",
+            advice: "Something other than PurchaseKit put it in the store's folder. The other orders are unaffected; "
+                + "remove it, or raise the size limit if it is a genuine order that outgrew it.")
     }
 }

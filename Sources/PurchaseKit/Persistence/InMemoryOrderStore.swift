@@ -16,15 +16,23 @@ public actor InMemoryOrderStore: OrderStore {
     }
 
     private func insert(_ order: Order) {
-        // Unlink the old transaction only if it still points here: another order may have claimed it since.
-        if let old = open[order.id] ?? archived[order.id], let oldTransaction = old.transactionID,
-           oldTransaction != order.transactionID, byTransaction[oldTransaction] == order.id {
-            byTransaction[oldTransaction] = nil
+        // Unlink the old transaction and token only if they still point here: another order may have claimed them since.
+        if let old = open[order.id] ?? archived[order.id] {
+            unlink(old, keeping: order)
         }
         archived[order.id] = nil
         open[order.id] = order
         if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
         if let token = order.token { byToken[token] = order.id }
+    }
+
+    private func unlink(_ old: Order, keeping new: Order?) {
+        if let transaction = old.transactionID, transaction != new?.transactionID, byTransaction[transaction] == old.id {
+            byTransaction[transaction] = nil
+        }
+        if let token = old.token, token != new?.token, byToken[token] == old.id {
+            byToken[token] = nil
+        }
     }
 
     public func save(_ order: Order) {
@@ -52,6 +60,8 @@ public actor InMemoryOrderStore: OrderStore {
         byTransaction[transactionID].flatMap { open[$0] ?? archived[$0] }
     }
 
+    /// The order whose payment carried `token`, open or archived. Archived
+    /// orders are kept whole for the life of the store.
     public func order(token: String) -> Order? {
         byToken[token].flatMap { open[$0] ?? archived[$0] }
     }
@@ -65,9 +75,8 @@ public actor InMemoryOrderStore: OrderStore {
     }
 
     public func remove(orderID: String) {
-        if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID),
-           let transactionID = order.transactionID, byTransaction[transactionID] == orderID {
-            byTransaction[transactionID] = nil
+        if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID) {
+            unlink(order, keeping: nil)
         }
     }
 

@@ -15,8 +15,12 @@ public struct OrderLoadReport: Sendable {
 /// Where orders live between launches.
 ///
 /// Stores hold *open* orders (anything not archived) and an *archive* of
-/// finished ones. Lookups by id and by transaction id search both, so that a
-/// late duplicate of an archived transaction is still recognised.
+/// finished ones. Lookups by id, transaction id and token search both, so that
+/// a late duplicate of an archived transaction is still recognised and a late
+/// payment still finds its order. A store may shrink archived orders after a
+/// while (``FileOrderStore`` drops their receipt, metadata and hint) but must
+/// keep answering every lookup for them: entitlements and balances are
+/// computed from them.
 public protocol OrderStore: Sendable {
     /// Inserts or replaces the order with the same id, durably: when this returns,
     /// the order survives a crash. An archived order with the same id is replaced
@@ -39,9 +43,9 @@ public protocol OrderStore: Sendable {
     /// The order whose store transaction has this id, open or archived.
     func order(transactionID: String) async throws -> Order?
 
-    /// The order whose payment carried this order token, open or archived: a
-    /// payment that completes after its order failed, expired or was archived
-    /// must still find the order, and the user, it was made for.
+    /// The order whose payment carried this token (``Order/token``), open or
+    /// archived, however old: a payment the store reports late, after its order
+    /// failed, was cancelled or was archived, is matched by it.
     func order(token: String) async throws -> Order?
 
     /// Moves an order to the archive; it leaves the open set.

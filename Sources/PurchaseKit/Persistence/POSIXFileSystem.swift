@@ -134,25 +134,44 @@ struct POSIXFileSystem: FileSystem {
         }
     }
 
-    func readFile(atPath path: String) throws(FileSystemError) -> Data {
+    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
+        // Look before opening: opening a device or a FIFO can have effects of its own.
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
+        if let unusable = UnusableFile.kind(ofMode: info.st_mode) { return .unusable(unusable) }
+        if Int64(info.st_size) > Int64(maximumSize) { return .unusable(.tooLarge(size: Int64(info.st_size), limit: maximumSize)) }
+        // The entry may be swapped between the look and the open: O_NOFOLLOW refuses
+        // a link, O_NONBLOCK keeps a FIFO from blocking the open, and fstat checks
+        // what was actually opened.
         var descriptor: Int32
         repeat {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         } while descriptor < 0 && errno == EINTR
-        guard descriptor >= 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
+        guard descriptor >= 0 else {
+            let failure = errno
+            if failure == ELOOP { return .unusable(.symbolicLink) }
+            if failure == ENXIO { return .unusable(.socket) }
+            throw FileSystemError(operation: .read, errorNumber: failure, path: path)
+        }
         defer { try? close(descriptor, path: path) }
+        guard fstat(descriptor, &info) == 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
+        if let unusable = UnusableFile.kind(ofMode: info.st_mode) { return .unusable(unusable) }
+        // Read at most one byte more than allowed: enough to tell that a file grew past the limit.
+        let limit = maximumSize + 1
         var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        var chunk = [UInt8](repeating: 0, count: min(64 * 1024, limit))
+        while data.count < limit {
+            let wanted = min(chunk.count, limit - data.count)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
             if count > 0 {
                 data.append(contentsOf: chunk[0..<count])
             } else if count == 0 {
-                return data
+                return .data(data)
             } else if errno != EINTR {
                 throw FileSystemError(operation: .read, errorNumber: errno, path: path)
             }
         }
+        return .unusable(.tooLarge(size: Int64(data.count), limit: maximumSize))
     }
 
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

@@ -41,8 +41,25 @@ extension SimulatedDisk: FileSystem {
         try perform(.synchronizeDirectory, path) { tree throws(DiskTree.Failure) in try tree.synchronizeDirectory(at: path) }
     }
 
+    /// The whole content of a file, for tests that look at the disk directly.
     package func readFile(atPath path: String) throws(FileSystemError) -> Data {
         try perform(.read, path) { tree throws(DiskTree.Failure) in try tree.read(at: path) }
+    }
+
+    /// The simulated disk holds only files and directories: a directory is
+    /// unusable, a file above the limit too large; nothing else can be there.
+    package func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
+        try perform(.read, path) { tree throws(DiskTree.Failure) in
+            let data: Data
+            do throws(DiskTree.Failure) {
+                data = try tree.read(at: path)
+            } catch {
+                if error.errorNumber == EISDIR { return .unusable(.directory) }
+                throw error
+            }
+            guard data.count <= maximumSize else { return .unusable(.tooLarge(size: Int64(data.count), limit: maximumSize)) }
+            return .data(data)
+        }
     }
 
     package func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

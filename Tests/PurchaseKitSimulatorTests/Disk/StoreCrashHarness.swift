@@ -177,8 +177,8 @@ struct SabotagedFileSystem: FileSystem {
     func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
         if skipped != .synchronizeDirectory { try disk.synchronizeDirectory(atPath: path) }
     }
-    func readFile(atPath path: String) throws(FileSystemError) -> Data {
-        try disk.readFile(atPath: path)
+    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
+        try disk.readRegularFile(atPath: path, maximumSize: maximumSize)
     }
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         try disk.contentsOfDirectory(atPath: path)

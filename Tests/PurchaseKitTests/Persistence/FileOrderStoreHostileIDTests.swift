@@ -16,7 +16,7 @@ final class FileOrderStoreHostileIDTests: XCTestCase {
         for order in orders { try await store.save(order) }
         // Nothing escaped the folder.
         XCTAssertEqual(names(in: directory, "orders").count, orders.count)
-        XCTAssertEqual(names(in: directory, "").sorted(), ["archive", "orders", "quarantine"])
+        XCTAssertEqual(names(in: directory, "").sorted(), ["archive", "ledger", "orders", "quarantine"])
 
         let relaunched = try makeStore(directory)
         let report = try await relaunched.loadOpenOrders()

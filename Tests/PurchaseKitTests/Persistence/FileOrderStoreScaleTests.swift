@@ -41,7 +41,7 @@ final class FileOrderStoreScaleTests: XCTestCase {
         XCTAssertEqual(report.orders.first?.id, "order-00000")
         XCTAssertEqual(report.orders.last?.id, "order-09999")
         let loadCalls = fileSystem.takeCalls()
-        XCTAssertEqual(loadCalls[.list], 2, "each folder is listed once")
+        XCTAssertEqual(loadCalls[.list], 3, "each folder (open, archive, ledger) is listed once")
         XCTAssertEqual(loadCalls[.read], count, "each file is read once")
 
         // Lookups never touch the disk for open orders.
@@ -62,5 +62,42 @@ final class FileOrderStoreScaleTests: XCTestCase {
         _ = small.takeCalls()
         try await smallStore.save(makeOrder("one-more", transactionID: "t-more"))
         XCTAssertEqual(small.takeCalls(), callsAmongMany)
+    }
+
+    func testTenThousandCompactedOrdersLoadFromAFewSegmentsAndAnswerLookupsWithoutTheDisk() async throws {
+        let count = 10_000
+        let directory = try makeTemporaryDirectory(self)
+        _ = try makeStore(directory)
+        // The ledger as compaction writes it, built directly: writing and compacting 10,000 files would dominate.
+        var ledger = FileOrderLedger()
+        var segments: Set<Int> = []
+        for index in 0..<count {
+            var order = makeOrder(String(format: "order-%05d", index), user: "user-\(index % 100)", transactionID: "t-\(index)",
+                                  createdAt: testEpoch.addingTimeInterval(Double(index)), status: .completed)
+            order.token = "token-\(index)"
+            segments.insert(ledger.put(order))
+        }
+        for number in segments {
+            try ledger.content(ofSegment: number).write(to: directory.appendingPathComponent("ledger/" + FileOrderLedger.segmentName(number)))
+        }
+        XCTAssertLessThan(segments.count, 10)
+
+        let fileSystem = FaultyFileSystem()
+        let store = try makeStore(directory, fileSystem: fileSystem)
+        _ = fileSystem.takeCalls()
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.problems, [])
+        XCTAssertEqual(report.orders, [])
+        let loadCalls = fileSystem.takeCalls()
+        XCTAssertEqual(loadCalls[.list], 3)
+        XCTAssertEqual(loadCalls[.read], segments.count, "one read per segment, not one per order")
+
+        let ofUser = try await store.orders(forUser: "user-42")
+        XCTAssertEqual(ofUser.count, count / 100)
+        let byToken = try await store.order(token: "token-4242")
+        XCTAssertEqual(byToken?.id, "order-04242")
+        let byTransaction = try await store.order(transactionID: "t-9999")
+        XCTAssertEqual(byTransaction?.id, "order-09999")
+        XCTAssertEqual(fileSystem.takeCalls(), [:], "compacted orders are answered from memory")
     }
 }

@@ -135,9 +135,9 @@ final class FaultyFileSystem: FileSystem {
         if try check(.synchronizeDirectory, path) { try base.synchronizeDirectory(atPath: path) }
     }
 
-    func readFile(atPath path: String) throws(FileSystemError) -> Data {
+    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
         _ = try check(.read, path)
-        return try base.readFile(atPath: path)
+        return try base.readRegularFile(atPath: path, maximumSize: maximumSize)
     }
 
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

@@ -115,37 +115,30 @@ final class FileOrderStoreTests: XCTestCase {
         XCTAssertNil(byTransaction)
     }
 
-    func testPruningDeletesArchivedOrdersOlderThanTheRetentionByTheInjectedClock() async throws {
+    func testTokensResolveAfterARelaunchFromTheIndexWithoutListingAFolder() async throws {
         let directory = try makeTemporaryDirectory(self)
-        let clock = ManualClock(start: Date(timeIntervalSinceReferenceDate: 800_000_000))
-        let day: TimeInterval = 86_400
-        let configuration = FileOrderStore.Configuration(archiveRetention: 7 * day, clock: clock)
-        let store = try FileOrderStore(directory: directory, configuration: configuration)
-        var old = makeOrder("old", transactionID: "t-old", status: .completed)
-        old.updatedAt = clock.now
-        var recent = makeOrder("recent", status: .completed)
-        recent.updatedAt = clock.now.addingTimeInterval(3 * day)
-        let open = makeOrder("open")  // Open orders are never pruned, however old.
-        for order in [old, recent, open] { try await store.save(order) }
-        try await store.archive(orderID: "old")
-        try await store.archive(orderID: "recent")
+        let store = try makeStore(directory)
+        var open = makeOrder("o-open", status: .failed)
+        open.token = "token-open"
+        var archived = makeOrder("o-archived", transactionID: "t-archived", status: .completed)
+        archived.token = "token-archived"
+        try await store.save(open)
+        try await store.save(archived)
+        try await store.archive(orderID: "o-archived")
 
-        clock.advance(by: 7 * day)
-        let none = try await store.pruneArchive()
-        XCTAssertEqual(none, 0, "exactly at the retention an order is kept")
-        clock.advance(by: 1)
-        let pruned = try await store.pruneArchive()
-        XCTAssertEqual(pruned, 1)
-        let gone = try await store.order(transactionID: "t-old")
-        XCTAssertNil(gone)
-        XCTAssertEqual(names(in: directory, "archive"), [FileNameCoding.fileName(for: "recent")])
-
-        // A relaunch prunes too.
-        clock.advance(by: 3 * day)
-        let relaunched = try FileOrderStore(directory: directory, configuration: configuration)
-        let openOrders = try await relaunched.loadOpenOrders().orders
-        XCTAssertEqual(openOrders.map(\.id), ["open"])
-        XCTAssertEqual(names(in: directory, "archive"), [])
+        let fileSystem = FaultyFileSystem()
+        let relaunched = try makeStore(directory, fileSystem: fileSystem)
+        _ = try await relaunched.loadOpenOrders()
+        _ = fileSystem.takeCalls()
+        let foundOpen = try await relaunched.order(token: "token-open")
+        XCTAssertEqual(foundOpen, open)
+        XCTAssertEqual(fileSystem.takeCalls(), [:], "an open order's token resolves in memory")
+        let foundArchived = try await relaunched.order(token: "token-archived")
+        XCTAssertEqual(foundArchived, archived)
+        XCTAssertEqual(fileSystem.takeCalls(), [.read: 1], "an archived one costs the read of its own file, no listing")
+        let missing = try await relaunched.order(token: "token-missing")
+        XCTAssertNil(missing)
+        XCTAssertEqual(fileSystem.takeCalls(), [:])
     }
 
     func testDirectoriesAndFilesAreOwnerOnly() async throws {
@@ -155,7 +148,7 @@ final class FileOrderStoreTests: XCTestCase {
         try await store.save(makeOrder("o-2"))
         try await store.archive(orderID: "o-1")
 
-        for folder in ["", "orders", "archive", "quarantine"] {
+        for folder in ["", "orders", "archive", "ledger", "quarantine"] {
             XCTAssertEqual(permissions(ofPath: directory.appendingPathComponent(folder).path), 0o700, folder)
         }
         let openFile = directory.appendingPathComponent("orders/" + FileNameCoding.fileName(for: "o-2")).path

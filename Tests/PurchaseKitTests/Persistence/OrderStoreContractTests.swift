@@ -62,4 +62,38 @@ final class OrderStoreContractTests: XCTestCase {
             XCTAssertTrue(nobody.isEmpty, name)
         }
     }
+
+    func testATokenResolvesItsOrderOpenFailedOrArchivedAndOnlyWhileTheOrderHoldsIt() async throws {
+        for (name, store) in try stores() {
+            var failed = makeOrder("o-failed", status: .failed)
+            failed.token = "token-failed"
+            var done = makeOrder("o-done", transactionID: "t-done", createdAt: testEpoch.addingTimeInterval(1), status: .completed)
+            done.token = "token-done"
+            try await store.save(failed)
+            try await store.save(done)
+            try await store.archive(orderID: "o-done")
+
+            let open = try await store.order(token: "token-failed")
+            XCTAssertEqual(open, failed, name)
+            let archived = try await store.order(token: "token-done")
+            XCTAssertEqual(archived, done, name)
+            let unknown = try await store.order(token: "token-nobody")
+            XCTAssertNil(unknown, name)
+
+            // A new token replaces the old link; another order's claim survives the first one's removal.
+            failed.token = "token-renewed"
+            try await store.save(failed)
+            let old = try await store.order(token: "token-failed")
+            XCTAssertNil(old, name)
+            var claimant = makeOrder("o-claimant", createdAt: testEpoch.addingTimeInterval(2))
+            claimant.token = "token-renewed"
+            try await store.save(claimant)
+            try await store.remove(orderID: "o-failed")
+            let claimed = try await store.order(token: "token-renewed")
+            XCTAssertEqual(claimed?.id, "o-claimant", name)
+            try await store.remove(orderID: "o-done")
+            let removed = try await store.order(token: "token-done")
+            XCTAssertNil(removed, name)
+        }
+    }
 }

@@ -4,7 +4,7 @@ import PurchaseKit
 
 /// Baseline: SQLite through GRDB, the way a careful app would store orders.
 /// One row per order, keyed by its id, with an index on the transaction id
-/// (and one on the user); the order itself is the JSON document `OrderCoding`
+/// (and ones on the token and the user); the order itself is the JSON document `OrderCoding`
 /// writes, in a column. WAL journal, `synchronous = FULL`, so that a
 /// committed save survives a power loss, as a ``FileOrderStore`` save does.
 final class GRDBOrderStore: OrderStore {
@@ -21,12 +21,14 @@ final class GRDBOrderStore: OrderStore {
                 CREATE TABLE IF NOT EXISTS orders (
                     id TEXT PRIMARY KEY NOT NULL,
                     transactionID TEXT,
+                    token TEXT,
                     userID TEXT NOT NULL,
                     createdAt DOUBLE NOT NULL,
                     archived INTEGER NOT NULL DEFAULT 0,
                     document BLOB NOT NULL
                 );
                 CREATE INDEX IF NOT EXISTS orders_transaction ON orders(transactionID);
+                CREATE INDEX IF NOT EXISTS orders_token ON orders(token);
                 CREATE INDEX IF NOT EXISTS orders_user ON orders(userID);
                 """)
         }
@@ -49,10 +51,10 @@ final class GRDBOrderStore: OrderStore {
 
     private static func upsert(_ order: Order, in db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO orders (id, transactionID, userID, createdAt, archived, document) VALUES (?, ?, ?, ?, 0, ?)
-            ON CONFLICT(id) DO UPDATE SET transactionID = excluded.transactionID, userID = excluded.userID,
-                createdAt = excluded.createdAt, archived = 0, document = excluded.document
-            """, arguments: [order.id, order.transactionID, order.userID,
+            INSERT INTO orders (id, transactionID, token, userID, createdAt, archived, document) VALUES (?, ?, ?, ?, ?, 0, ?)
+            ON CONFLICT(id) DO UPDATE SET transactionID = excluded.transactionID, token = excluded.token,
+                userID = excluded.userID, createdAt = excluded.createdAt, archived = 0, document = excluded.document
+            """, arguments: [order.id, order.transactionID, order.token, order.userID,
                              order.createdAt.timeIntervalSinceReferenceDate, try OrderCoding.encode(order)])
     }
 
@@ -102,9 +104,10 @@ final class GRDBOrderStore: OrderStore {
     }
 
     func order(token: String) async throws -> Order? {
-        // Token lookups are rare (a payment whose order left the working set): a scan will do here.
-        let rows = try await pool.read { db in try Data.fetchAll(db, sql: "SELECT document FROM orders") }
-        return try rows.lazy.map { try OrderCoding.decode($0) }.first { $0.token == token }
+        let row = try await pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT document FROM orders WHERE token = ? ORDER BY archived LIMIT 1", arguments: [token])
+        }
+        return try row.map { try OrderCoding.decode($0) }
     }
 
     func archive(orderID: String) async throws {

@@ -1,0 +1,82 @@
+import Foundation
+
+extension FileOrderStore {
+    /// Every open order, oldest first, and the entries the first load could not use.
+    /// Problems are reported once: the entries are in the quarantine folder.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when a folder cannot be listed.
+    public func loadOpenOrders() throws(PurchaseKitError) -> OrderLoadReport {
+        try loadIfNeeded()
+        let problems = unreportedProblems
+        unreportedProblems = []
+        return OrderLoadReport(orders: index.openOrders.values.sorted(by: FileOrderIndex.creationOrder),
+                               problems: problems)
+    }
+
+    /// The open orders of one user, oldest first.
+    public func openOrders(forUser userID: String) throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        return index.openOrders(forUser: userID)
+    }
+
+    /// Every order of one user, open, archived and compacted, oldest first.
+    /// Archived ones are read from disk, so this costs one read per archived
+    /// order of the user still within the retention; compacted ones come from
+    /// memory, without their receipt, metadata and hint.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` or `persistenceCorrupt`
+    ///   when an archived file cannot be read (a damaged one is quarantined).
+    public func orders(forUser userID: String) throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        var result: [Order] = []
+        for id in index.orderIDs(forUser: userID) {
+            if let order = try order(id: id) { result.append(order) }
+        }
+        return result.sorted(by: FileOrderIndex.creationOrder)
+    }
+
+    /// The order with this id, open, archived or compacted (archived ones are
+    /// read from disk; compacted ones come without their receipt, metadata and hint).
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceCorrupt`` when its archived file is damaged
+    ///   (it is then quarantined), ``PurchaseKitError/Code/persistenceReadFailed`` when it cannot be read.
+    public func order(id: String) throws(PurchaseKitError) -> Order? {
+        try loadIfNeeded()
+        guard let entry = index.entry(for: id) else { return nil }
+        switch entry.place {
+        case .open: return index.openOrders[id]
+        case .archive: return try readArchived(id: id, entry: entry)
+        case .ledger: return ledger.records[id]
+        }
+    }
+
+    /// The order whose store transaction has this id, open, archived or compacted.
+    /// A renewal finds its subscription's first order by passing the original transaction id.
+    public func order(transactionID: String) throws(PurchaseKitError) -> Order? {
+        try loadIfNeeded()
+        guard let id = index.orderID(forTransaction: transactionID) else { return nil }
+        return try order(id: id)
+    }
+
+    /// The order whose payment carried this token, open, archived or compacted:
+    /// tokens resolve for good, so that a payment the store reports late (after
+    /// the order failed, was cancelled or was archived) still finds its order.
+    /// An in-memory lookup; no directory is read.
+    public func order(token: String) throws(PurchaseKitError) -> Order? {
+        try loadIfNeeded()
+        guard let id = index.orderID(forToken: token) else { return nil }
+        return try order(id: id)
+    }
+
+    /// Every archived order, whole or compacted, oldest first (for diagnostics
+    /// and tests; reads each archived file).
+    public func archivedOrders() throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        var orders: [Order] = []
+        for (id, entry) in index.archivedEntries {
+            if let order = try readArchived(id: id, entry: entry) { orders.append(order) }
+        }
+        for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
+        return orders.sorted(by: FileOrderIndex.creationOrder)
+    }
+}
