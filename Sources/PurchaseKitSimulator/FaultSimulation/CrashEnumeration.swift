@@ -110,7 +110,7 @@ extension SimulationRun {
         let firstKinds = apps[0].kill.callKinds
         let secondKinds = apps.count > 1 ? apps[1].kill.callKinds : []
         await quietPhase(firstStep: 1)
-        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere, deviceSince: deviceSince, into: &verdict)
+        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere, firstCreditHere: firstCreditHere, into: &verdict)
         await tearDown()
         return (firstKinds, secondKinds, verdict.passed ? nil : verdict.messages.joined(separator: "; "))
     }

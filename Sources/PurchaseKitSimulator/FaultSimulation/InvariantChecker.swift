@@ -35,24 +35,25 @@ struct InvariantChecker {
     /// Rules that hold after every step, faults or not: nothing credited to
     /// anyone but the payer, nothing credited twice, no paid transaction
     /// finished without its credit, no forged receipt credited.
-    func checkStep(_ step: String, orders: [Order], into verdict: inout Verdict) async {
-        let store = world.store
-        let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
-        for transaction in await store.allTransactions() {
+    func checkStep(_ step: String, orders: [Order], account: AccountView, credits allCredits: [Credit],
+                   into verdict: inout Verdict) {
+        let credits = Dictionary(grouping: allCredits, by: \.transactionID)
+        for record in account.records {
+            let transaction = record.transaction
             let id = transaction.id
             let mine = credits[id] ?? []
-            let buyer = await store.buyer(ofTransactionID: id)
+            let buyer = record.buyer
             let forged = world.plan.isForged(transactionID: id)
             if mine.count > 1 {
                 verdict.flag(\.duplicated, id, "\(step): transaction \(id) credited \(mine.count) times")
             }
             for credit in mine where credit.userID != buyer {
-                verdict.flag(\.wrongUser, id, "\(step): transaction \(id) of \(buyer ?? "?") credited to \(credit.userID)")
+                verdict.flag(\.wrongUser, id, "\(step): transaction \(id) of \(buyer) credited to \(credit.userID)")
             }
             if forged, !mine.isEmpty {
                 verdict.count(\.entitlementViolations, "\(step): forged transaction \(id) was credited")
             }
-            if await store.isFinished(transactionID: id), mine.isEmpty, !forged, !transaction.isRevoked {
+            if record.isFinished, mine.isEmpty, !forged, !transaction.isRevoked {
                 verdict.flag(\.lost, id, "\(step): transaction \(id) finished without a credit")
             }
         }
@@ -80,8 +81,9 @@ struct InvariantChecker {
     /// on: every paid transaction credited exactly once and finished; what the
     /// engine reports as owned matches the ledger; nothing secret was logged.
     func checkEnd(app: SimulatedApp, apps: [SimulatedApp], results: [PurchaseResult], deliveredHere: [String: Set<String>],
-                  deviceSince: Date, into verdict: inout Verdict) async {
-        await checkStep("end", orders: await world.allOrders(), into: &verdict)
+                  firstCreditHere: Int, into verdict: inout Verdict) async {
+        checkStep("end", orders: await world.allOrders(), account: await world.store.accountView(),
+                  credits: await world.server.allCredits, into: &verdict)
         let store = world.store
         let credits = Dictionary(grouping: await world.server.allCredits, by: \.transactionID)
         var users: Set<String> = []
@@ -104,7 +106,7 @@ struct InvariantChecker {
         let revoked = Set(await store.allTransactions().filter(\.isRevoked).map(\.id))
         for user in users.sorted() where !user.isEmpty {
             await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
-                                    deviceSince: deviceSince, revoked: revoked, into: &verdict)
+                                    firstCreditHere: firstCreditHere, revoked: revoked, into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -121,10 +123,13 @@ struct InvariantChecker {
     /// (whatever the order store pruned since); the consumable balance equal
     /// to the unrevoked units credited and delivered on this device.
     private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], deliveredHere: Set<String>,
-                                   deviceSince: Date, revoked: Set<String>, into verdict: inout Verdict) async {
+                                   firstCreditHere: Int, revoked: Set<String>, into verdict: inout Verdict) async {
         let mine = credits.filter { $0.userID == user }
-        // What this device delivered: credited while it was the device, or seen delivered in its store.
-        func here(_ credit: Credit) -> Bool { credit.creditedAt >= deviceSince || deliveredHere.contains(credit.transactionID) }
+        // What this device delivered: credited since it was set up, or seen delivered in its store.
+        let creditedHere = Set(credits.dropFirst(firstCreditHere).map(\.transactionID))
+        func here(_ credit: Credit) -> Bool {
+            creditedHere.contains(credit.transactionID) || deliveredHere.contains(credit.transactionID)
+        }
         do {
             let entitlements = try await engine.entitlements(user: user)
             for entitlement in entitlements where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
@@ -163,9 +168,10 @@ struct InvariantChecker {
             if let text = String(data: transaction.receipt, encoding: .utf8) { secrets.insert(text) }
             if let token = transaction.orderToken { secrets.insert(token) }
         }
+        let scanner = SecretScanner(secrets)
         for record in world.log.records {
             let text = ([record.message] + record.metadata.flatMap { [$0.key, $0.value] }).joined(separator: "\u{1}")
-            if secrets.contains(where: { text.contains($0) }) {
+            if scanner.isFound(in: text) {
                 verdict.count(\.secretLeaks, "a log line leaks a receipt or token: \"\(record.message)\"")
             }
         }

@@ -13,4 +13,27 @@ extension SimulatedPaymentQueue {
     public func buyer(ofTransactionID id: String) -> String? {
         recordIndex[id].map { records[$0].userID }
     }
+
+    /// The account as the fault simulation's checks read it after a step, in
+    /// one call rather than one per transaction.
+    func accountView() -> AccountView {
+        AccountView(
+            records: records.map { AccountView.Record(transaction: $0.transaction, buyer: $0.userID, isFinished: $0.isFinished) },
+            unfinishedPayments: unpaid.filter { !$0.isFinished }.map(\.id),
+            pendingCount: pending.count, heldCount: heldUpdates.count)
+    }
+}
+
+/// The account's transactions with their buyers, and what still waits.
+struct AccountView: Sendable {
+    struct Record: Sendable {
+        var transaction: StoreTransaction
+        var buyer: String
+        var isFinished: Bool
+    }
+
+    var records: [Record]
+    var unfinishedPayments: [String]
+    var pendingCount: Int
+    var heldCount: Int
 }

@@ -115,7 +115,7 @@ extension SimulationRun {
         await app.kill.waitUntilGone()
         world.replaceDevice()
         deliveredHere = [:]
-        deviceSince = world.clock.now
+        firstCreditHere = await world.server.allCredits.count
         await launch()
         var text = "new device"
         if let user = currentUser {

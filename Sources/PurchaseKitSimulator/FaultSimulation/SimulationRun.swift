@@ -26,8 +26,9 @@ final class SimulationRun {
     /// Per user, the transactions delivered on the current device: what its
     /// entitlements and balances must keep showing, whatever the store prunes.
     var deliveredHere: [String: Set<String>] = [:]
-    /// When the current device was set up; credits since then are its deliveries.
-    var deviceSince = ManualClock.defaultStart
+    /// How many credits the ledger held when the current device was set up:
+    /// the later ones are its deliveries.
+    var firstCreditHere = 0
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
@@ -54,7 +55,7 @@ final class SimulationRun {
             await endStep("\(step) \(label)")
         }
         await quietPhase(firstStep: step + 1)
-        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere, deviceSince: deviceSince,
+        await checker.checkEnd(app: app, apps: apps, results: results.withLock { $0 }, deliveredHere: deliveredHere, firstCreditHere: firstCreditHere,
                                into: &verdict)
         await tearDown()
         return makeResult()
@@ -81,21 +82,25 @@ final class SimulationRun {
         for order in orders where order.status == .delivered || order.status == .completed {
             if let id = order.transactionID { deliveredHere[order.userID, default: []].insert(id) }
         }
-        trace.append(text + " | " + (await snapshot(orders)))
-        await checker.checkStep("step \(label)", orders: orders, into: &verdict)
+        let account = await world.store.accountView()
+        let credits = await world.server.allCredits
+        trace.append(text + " | " + snapshot(orders, account: account, credits: credits))
+        checker.checkStep("step \(label)", orders: orders, account: account, credits: credits, into: &verdict)
     }
 
     /// The world in a canonical form: what must be the same on every replay.
-    func snapshot(_ orders: [Order]) async -> String {
-        let orders = orders.map { order in
-            "\(order.id):\(order.userID):\(order.status.rawValue):\(order.transactionID ?? "-")\(order.isFinished ? "f" : "")"
+    func snapshot(_ orders: [Order], account: AccountView, credits: [Credit]) -> String {
+        var text = "orders["
+        for (index, order) in orders.enumerated() {
+            if index > 0 { text += " " }
+            text += order.id + ":" + order.userID + ":" + order.status.rawValue + ":" + (order.transactionID ?? "-")
+            if order.isFinished { text += "f" }
         }
-        let credits = await world.server.allCredits.map { "\($0.transactionID)>\($0.userID)" }.sorted()
-        let unfinished = (await world.store.unfinishedTransactions().map(\.id) + world.store.unfinishedPaymentIDs()).sorted()
-        let pending = await world.store.pendingAskToBuy().count + world.store.pendingInterrupted().count
-        let held = await world.store.heldUpdateCount()
-        return "orders[\(orders.joined(separator: " "))] credits[\(credits.joined(separator: " "))] "
-            + "unfinished[\(unfinished.joined(separator: " "))] pending \(pending) held \(held) t \(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))"
+        text += "] credits[" + credits.map { $0.transactionID + ">" + $0.userID }.sorted().joined(separator: " ")
+        let unfinished = account.records.filter { !$0.isFinished }.map(\.transaction.id) + account.unfinishedPayments
+        text += "] unfinished[" + unfinished.sorted().joined(separator: " ")
+        text += "] pending \(account.pendingCount) held \(account.heldCount) t \(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))"
+        return text
     }
 
     // MARK: The quiet phase
