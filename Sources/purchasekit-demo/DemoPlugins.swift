@@ -83,6 +83,7 @@ final class PersistentPaymentQueue: PaymentQueue {
 
         func save() async {
             do {
+                DemoKillSwitch.beforeWrite()
                 try await base.saveState(to: file)
             } catch {
                 failure.withLock { $0 = $0 ?? error }

@@ -126,6 +126,7 @@ actor Backend {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
+        DemoKillSwitch.beforeWrite()
         try encoder.encode(state).write(to: url, options: .atomic)
     }
 

@@ -60,7 +60,9 @@ struct DemoWorld: Sendable {
         }
         let queue = PersistentPaymentQueue(base: store, file: paths.storeFile)
         let server = SimulatedReceiptServer(clock: clock, seed: 1, store: store)
-        let orderStore = try FileOrderStore(directory: paths.ordersDirectory, configuration: .init(clock: clock))
+        let orderStore = DemoKillSwitch.isArmed
+            ? try FileOrderStore(directory: paths.ordersDirectory, fileSystem: DyingFileSystem(), configuration: .init(clock: clock))
+            : try FileOrderStore(directory: paths.ordersDirectory, configuration: .init(clock: clock))
 
         let crashContext = Locked<(Timeline, TimelinePrinter)?>(nil)
         var ordersForEngine: any OrderStore = orderStore

@@ -9,8 +9,11 @@ import Musl
 
 /// The real ``FileSystem``: thin wrappers over the POSIX calls, retrying on
 /// `EINTR` and keeping `errno` on failure.
-struct POSIXFileSystem: FileSystem {
-    func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
+package struct POSIXFileSystem: FileSystem {
+    /// The real file system.
+    package init() {}
+
+    package func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
         if mkdir(path, mode_t(mode)) == 0 { return true }
         let failure = errno
         switch failure {
@@ -37,13 +40,13 @@ struct POSIXFileSystem: FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError) {
+    package func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError) {
         guard chmod(path, mode_t(mode)) == 0 else {
             throw FileSystemError(operation: .setPermissions, errorNumber: errno, path: path)
         }
     }
 
-    func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32 {
+    package func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32 {
         while true {
             let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
             if descriptor >= 0 { return descriptor }
@@ -51,7 +54,7 @@ struct POSIXFileSystem: FileSystem {
         }
     }
 
-    func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
+    package func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
         let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
             guard let base = buffer.baseAddress else { return nil }
             var offset = 0
@@ -77,7 +80,7 @@ struct POSIXFileSystem: FileSystem {
         if let failure { throw FileSystemError(operation: .write, errorNumber: failure, path: path) }
     }
 
-    func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
+    package func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         #if canImport(Darwin)
         // On Apple platforms fsync only reaches the drive's cache; F_FULLFSYNC
         // asks the drive to flush it. File systems without it fall back to fsync.
@@ -88,7 +91,7 @@ struct POSIXFileSystem: FileSystem {
         }
     }
 
-    func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
+    package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         #if canImport(Darwin)
         let result = Darwin.close(descriptor)
         #elseif canImport(Glibc)
@@ -103,7 +106,7 @@ struct POSIXFileSystem: FileSystem {
         }
     }
 
-    func rename(_ source: String, to destination: String) throws(FileSystemError) {
+    package func rename(_ source: String, to destination: String) throws(FileSystemError) {
         #if canImport(Darwin)
         let result = Darwin.rename(source, destination)
         #elseif canImport(Glibc)
@@ -115,13 +118,13 @@ struct POSIXFileSystem: FileSystem {
     }
 
     @discardableResult
-    func removeFile(atPath path: String) throws(FileSystemError) -> Bool {
+    package func removeFile(atPath path: String) throws(FileSystemError) -> Bool {
         if unlink(path) == 0 { return true }
         if errno == ENOENT { return false }
         throw FileSystemError(operation: .remove, errorNumber: errno, path: path)
     }
 
-    func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
+    package func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
         var descriptor: Int32
         repeat {
             descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -134,7 +137,7 @@ struct POSIXFileSystem: FileSystem {
         }
     }
 
-    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
+    package func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
         // Look before opening: opening a device or a FIFO can have effects of its own.
         var info = stat()
         guard lstat(path, &info) == 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
@@ -174,7 +177,7 @@ struct POSIXFileSystem: FileSystem {
         return .unusable(.tooLarge(size: Int64(data.count), limit: maximumSize))
     }
 
-    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
+    package func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         guard let directory = opendir(path) else { throw FileSystemError(operation: .list, errorNumber: errno, path: path) }
         defer { closedir(directory) }
         var names: [String] = []
