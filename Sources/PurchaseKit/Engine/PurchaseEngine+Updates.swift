@@ -128,6 +128,13 @@ extension PurchaseEngine {
                 ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
                 : "The store lost the order token and \(candidateIDs.count) orders could match; not guessed."
             await adopt(transaction, userID: userID ?? "", source: .unknown, attention: hint)
+            // A purchase call waiting on one of the candidates must not wait for
+            // ever for an answer that went to review.
+            for candidateID in candidateIDs where waiters[candidateID] != nil {
+                if let order = orders[candidateID] {
+                    resolveWaiter(orderID: candidateID, with: .success(.pending(order, .awaitingReview)))
+                }
+            }
         }
     }
 

@@ -17,6 +17,11 @@ public enum PurchaseResult: Sendable, Equatable {
         case deliveryRetrying
         /// The store did not answer within the configured time; the payment may still complete.
         case storeTimeout
+        /// The store reported a payment that could be this order's but could
+        /// not be matched to it safely (its token was lost and several orders
+        /// fit). Nothing is credited by a guess: the transaction waits in
+        /// `needsAttention` for ``PurchaseEngine/assign(orderID:toUser:)``.
+        case awaitingReview
     }
 
     /// The order behind the result.

@@ -98,6 +98,9 @@ extension DemoWorld {
             return terminal.paint("… \(order.id) waits for the user to act in the store.", .yellow)
         case .pending(_, .storeTimeout):
             return terminal.paint("… \(order.id): the store has not answered yet; the result arrives later.", .yellow)
+        case .pending(_, .awaitingReview):
+            return terminal.paint("… \(order.id): the store lost the order's token and more than one order fits its payment; "
+                + "it waits for review (see `purchasekit-demo orders`), never credited by a guess.", .yellow)
         }
     }
 }
