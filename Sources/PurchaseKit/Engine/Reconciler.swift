@@ -4,10 +4,16 @@ import Foundation
 /// snapshot of the orders and answers, so every rule is testable without I/O.
 ///
 /// The rules, in order:
+/// 0. The update answers a payment (its token names an order still without a
+///    transaction) with a transaction that is not that payment's — another
+///    order holds it, or it carries another token: the account already owns
+///    the product and nothing was charged. That order fails `alreadyOwned`;
+///    the transaction stays with its own order, whichever update comes first.
 /// 1. The transaction id is already on an order: a duplicate.
 /// 2. The order token names an order that has no transaction yet: that order.
 ///    If that order already holds another transaction of the same purchase
-///    (same original id), this one is a renewal of it.
+///    (same original id), this one is a renewal of it. A token found on two
+///    orders is never guessed.
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
@@ -19,6 +25,10 @@ public struct Reconciler: Sendable {
     public enum Match: Sendable, Equatable {
         /// The transaction is already on this order.
         case duplicate(orderID: String)
+        /// The store answered this order's payment with a transaction of
+        /// another payment: the account already owns the product, nothing was
+        /// charged for this order, and the transaction is not its to deliver.
+        case alreadyOwned(orderID: String)
         /// The transaction pays for this order.
         case order(orderID: String)
         /// A new order for `userID` should be created from the transaction.
@@ -42,11 +52,31 @@ public struct Reconciler: Sendable {
 
     /// Matches `transaction` against `orders` (open orders, plus any archived
     /// order found by the transaction id or the token).
-    public func match(_ transaction: StoreTransaction, orders: [Order], currentUserID: String?) -> Match {
+    ///
+    /// - Parameters:
+    ///   - kind: What the store reported; a `.restored` transaction nobody
+    ///     claims becomes a `restore` order of `currentUserID`.
+    ///   - paymentToken: The token of the payment the update answers, when the
+    ///     update carries one: it can differ from the transaction's own token
+    ///     when the store answers a new payment with a transaction the account
+    ///     already owns.
+    ///   - currentUserID: Who gets a transaction nothing else claims (the
+    ///     logged-in user, or the user restoring).
+    public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
+                      answering paymentToken: String? = nil, orders: [Order], currentUserID: String?) -> Match {
+        if let payer = payerAnsweredWithAnotherTransaction(transaction, paymentToken: paymentToken, orders: orders) {
+            return .alreadyOwned(orderID: payer.id)
+        }
         if let known = orders.first(where: { $0.transactionID == transaction.id }) {
             return .duplicate(orderID: known.id)
         }
-        if let token = transaction.orderToken, let tokenOrder = orders.first(where: { $0.token == token }) {
+        let named = transaction.orderToken.map { token in orders.filter { $0.token == token } } ?? []
+        if named.count > 1 {
+            // One token on two orders (minted twice, e.g. by two launches): never guessed.
+            let users = Set(named.map(\.userID))
+            return .ambiguous(candidateOrderIDs: named.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
+        }
+        if let tokenOrder = named.first {
             if tokenOrder.transaction == nil, tokenOrder.productID == transaction.productID {
                 return .order(orderID: tokenOrder.id)
             }
@@ -72,9 +102,23 @@ public struct Reconciler: Sendable {
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         if let currentUserID {
-            return .newOrder(userID: currentUserID, source: .otherDevice)
+            return .newOrder(userID: currentUserID, source: kind == .restored ? .restore : .otherDevice)
         }
         return .ambiguous(candidateOrderIDs: [], userID: nil)
+    }
+
+    /// The order whose payment the update answers, when the transaction is
+    /// not that payment's own. A transaction without a token that nobody holds
+    /// could be the payment's own charge with the token lost, so it is left to
+    /// the other rules.
+    private func payerAnsweredWithAnotherTransaction(_ transaction: StoreTransaction, paymentToken: String?,
+                                                     orders: [Order]) -> Order? {
+        guard let paymentToken, paymentToken != transaction.orderToken else { return nil }
+        let payers = orders.filter { $0.token == paymentToken }
+        guard payers.count == 1, let payer = payers.first,
+              payer.transaction == nil, payer.productID == transaction.productID else { return nil }
+        let heldElsewhere = orders.contains { $0.transactionID == transaction.id && $0.id != payer.id }
+        return heldElsewhere || transaction.orderToken != nil ? payer : nil
     }
 
     private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
