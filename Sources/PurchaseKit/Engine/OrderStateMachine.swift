@@ -160,7 +160,10 @@ public struct OrderStateMachine: Sendable {
             next.paymentFinishedAt = now
             next.hint = "The store never answered the payment; if it still completes, the order is delivered then."
             next.lastErrorCode = .timeout
-            return Step(order: next, actions: [.persist, .archive])
+            // Not archived: a late payment that lost its token is matched by
+            // product and time against the working set, so the expired order
+            // stays there for the reconciler's matching window.
+            return Step(order: next, actions: [.persist])
 
         case .verified(let result):
             return verified(result, order: next, now: now, retryDelay: retryDelay)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One purchase call waiting for its order to come to rest. The result may
 /// arrive before the caller starts waiting (the store can answer inside
 /// `add`), so it is kept until taken.
@@ -6,6 +8,8 @@ struct PaymentTask {
     var result: Result<PurchaseResult, PurchaseKitError>?
     var continuation: CheckedContinuation<PurchaseResult, any Error>?
     var timeout: Task<Void, Never>?
+    /// When `timeout` fires.
+    var timeoutDeadline: Date?
 
     init(key: TaskQueue.Key) { self.key = key }
 

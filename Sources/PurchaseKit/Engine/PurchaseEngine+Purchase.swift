@@ -182,6 +182,7 @@ extension PurchaseEngine {
         guard let timeout = configuration.storeTimeout else { return }
         let clock = self.clock
         let deadline = clock.now.addingTimeInterval(timeout)
+        waiters[orderID]?.timeoutDeadline = deadline
         waiters[orderID]?.timeout = configuration.taskStarter.start { [weak self] in
             do { try await clock.sleep(until: deadline) } catch { return }
             await self?.storeTimedOut(orderID: orderID)

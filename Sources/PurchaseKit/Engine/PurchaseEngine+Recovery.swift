@@ -105,9 +105,10 @@ extension PurchaseEngine {
     // MARK: Restore
 
     /// Brings back the account's non-consumables and subscriptions for `user`:
-    /// each restored transaction becomes an order (source `restore`) that is
-    /// verified and delivered idempotently. Transactions already attributed to
-    /// another user stay with that user.
+    /// each restored transaction is matched like a store update and, when it
+    /// is `user`'s or nobody's, verified and delivered idempotently (a new
+    /// order has source `restore`). Transactions attributed to another user —
+    /// held by their order, or carrying their order's token — stay with that user.
     ///
     /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
@@ -131,28 +132,17 @@ extension PurchaseEngine {
         return result
     }
 
+    /// Matches one restored transaction like any store update — its order
+    /// token first, then the reconciler's other rules, under the same lock —
+    /// and delivers it now when it belongs to `userID`. A transaction another
+    /// user's order holds or was paid for stays with that order; only one
+    /// nobody claims becomes a `restore` order of `userID`.
     private func restoreOne(_ transaction: StoreTransaction, userID: String) async -> Order? {
-        var existing = orders.values.first { $0.transactionID == transaction.id }
-        if existing == nil { existing = try? await store.order(transactionID: transaction.id) }
-        if let existing {
-            guard existing.userID == userID else { return nil }
-            if existing.status.owesDelivery { await drive(orderID: existing.id, .deliveryDue) }
-            return (try? await currentOrder(existing.id)) ?? existing
-        }
-        let orderID = "restore-\(transaction.id)"
-        let product = products[transaction.productID]
-        let order = Order(id: orderID, productID: transaction.productID, userID: userID, quantity: transaction.quantity,
-                          productType: product?.type, subscriptionGroupID: product?.subscription?.groupID,
-                          source: .restore, createdAt: clock.now)
-        do {
-            try await store.save(order)
-        } catch {
-            log(.error, "A restored order could not be saved", ["orderID": orderID, "error": "\(type(of: error))"])
-            return nil
-        }
-        orders[orderID] = order
-        emit(.orderChanged(order, from: nil))
-        await drive(orderID: orderID, .store(.restored, transaction))
-        return try? await currentOrder(orderID)
+        await lockUpdates()
+        let orderID = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID)
+        unlockUpdates()
+        guard let orderID, let order = try? await currentOrder(orderID), order.userID == userID else { return nil }
+        if order.status.owesDelivery { await drive(orderID: orderID, .deliveryDue) }
+        return (try? await currentOrder(orderID)) ?? order
     }
 }

@@ -14,12 +14,15 @@ extension PurchaseEngine {
         }
     }
 
-    private func lockUpdates() async {
+    /// Takes the one lock under which store transactions are matched to
+    /// orders: store updates and restores alike, so two transactions can
+    /// never be matched to the same order.
+    func lockUpdates() async {
         if updateLock.tryAcquire("updates") { return }
         await withCheckedContinuation { updateLock.enqueue("updates", $0) }
     }
 
-    private func unlockUpdates() {
+    func unlockUpdates() {
         updateLock.release("updates")?.resume()
     }
 
@@ -30,7 +33,7 @@ extension PurchaseEngine {
                 log(.warning, "A paid update without a transaction was ignored", ["productID": update.productID])
                 return
             }
-            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken)
+            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken, fallbackUser: currentUserID)
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
@@ -87,8 +90,14 @@ extension PurchaseEngine {
     }
 
     /// A paid transaction: find or make its order, save it as `purchased`, and
-    /// start the delivery.
-    private func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?) async {
+    /// start the delivery. `updateToken` is the token of the payment the
+    /// update answers; `fallbackUser` gets a transaction nothing else claims.
+    /// Call it holding ``lockUpdates()``.
+    ///
+    /// - Returns: the id of the order the transaction belongs to now, if any.
+    @discardableResult
+    func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
+                    fallbackUser: String?) async -> String? {
         var candidates = Array(orders.values)
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
@@ -105,29 +114,33 @@ extension PurchaseEngine {
            let archived = try? await store.order(token: token), orders[archived.id] == nil {
             candidates.append(archived)
         }
-        switch configuration.reconciler.match(transaction, orders: candidates, currentUserID: currentUserID) {
+        let match = configuration.reconciler.match(transaction, kind: kind, answering: updateToken,
+                                                   orders: candidates, currentUserID: fallbackUser)
+        switch match {
+        case .alreadyOwned(let orderID):
+            // The store answered a new payment with a transaction the account
+            // already owns: nothing was charged for that order. The transaction
+            // stays with its own order, which its own update reaches.
+            log(.info, "The store account already owns the product", ["orderID": orderID, "transactionID": transaction.id])
+            await drive(orderID: orderID, .store(.failed(.alreadyOwned), nil))
+            return nil
         case .duplicate(let orderID):
-            if let updateToken, let waiting = orders.values.first(where: { $0.token == updateToken && $0.id != orderID && $0.transaction == nil }) {
-                // The store answered a new payment with a transaction an earlier
-                // order already holds: the account owns the product, nothing was charged.
-                log(.info, "The store account already owns the product", ["orderID": waiting.id, "ownedBy": orderID])
-                await drive(orderID: waiting.id, .store(.failed(.alreadyOwned), nil))
-                return
-            }
             counters.staleUpdatesIgnored += 1
             await handleDuplicate(transaction, orderID: orderID, candidates: candidates)
+            return orderID
         case .order(let orderID):
             if orders[orderID] == nil, let archived = candidates.first(where: { $0.id == orderID }) {
                 orders[orderID] = archived
             }
             await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true)
+            return orderID
         case .newOrder(let userID, let source):
-            await adopt(transaction, userID: userID, source: source, attention: nil)
+            return await adopt(transaction, userID: userID, source: source, attention: nil)
         case .ambiguous(let candidateIDs, let userID):
             let hint = candidateIDs.isEmpty
                 ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
                 : "The store lost the order token and \(candidateIDs.count) orders could match; not guessed."
-            await adopt(transaction, userID: userID ?? "", source: .unknown, attention: hint)
+            let orderID = await adopt(transaction, userID: userID ?? "", source: .unknown, attention: hint)
             // A purchase call waiting on one of the candidates must not wait for
             // ever for an answer that went to review.
             for candidateID in candidateIDs where waiters[candidateID] != nil {
@@ -135,6 +148,7 @@ extension PurchaseEngine {
                     resolveWaiter(orderID: candidateID, with: .success(.pending(order, .awaitingReview)))
                 }
             }
+            return orderID
         }
     }
 
@@ -152,7 +166,8 @@ extension PurchaseEngine {
 
     /// Makes a new order for a transaction no order was waiting for: owed a
     /// delivery, or, with an `attention` note, flagged `needsAttention`.
-    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?) async {
+    /// Returns its id, or nil when it could not be saved.
+    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?) async -> String? {
         let orderID = "\(source.rawValue)-\(transaction.id)"
         let product = products[transaction.productID]
         var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
@@ -171,7 +186,7 @@ extension PurchaseEngine {
             try await store.save(order)
         } catch {
             log(.error, "A paid transaction could not be saved; the store will replay it", ["transactionID": transaction.id, "error": "\(type(of: error))"])
-            return
+            return nil
         }
         orders[orderID] = order
         emit(.orderChanged(order, from: nil))
@@ -182,6 +197,7 @@ extension PurchaseEngine {
         } else {
             spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
         }
+        return orderID
     }
 
     private func handleRevocation(_ transaction: StoreTransaction) async {

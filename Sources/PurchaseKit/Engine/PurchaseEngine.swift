@@ -203,9 +203,11 @@ public actor PurchaseEngine: PaymentQueueObserver {
             event = nil
         default: event = nil
         }
+        let inMatchingWindow = order.isExpiredPayment
+            && clock.now.timeIntervalSince(order.paymentBeganAt ?? order.createdAt) < configuration.reconciler.matchingWindow
         if let event {
             return { engine in await engine.drive(orderID: orderID, event) }
-        } else if order.status.isArchivable, order.transaction == nil || order.isFinished {
+        } else if order.status.isArchivable, order.transaction == nil || order.isFinished, !inMatchingWindow {
             return { engine in await engine.archive(orderID: orderID) }
         }
         return nil
@@ -261,13 +263,16 @@ public actor PurchaseEngine: PaymentQueueObserver {
     }
 
     /// Returns when the engine has nothing left to do *now*: every delivery,
-    /// finish and archive it started has ended, and every retry whose time has
-    /// come has run. Retries due later stay scheduled. Tests call this after
+    /// finish and archive it started has ended, and every retry and store
+    /// timeout whose time has come has run. Retries due later stay scheduled. Tests call this after
     /// advancing a manual clock, instead of sleeping.
     public func waitUntilIdle() async {
         while true {
             let now = clock.now
-            let pending = Array(work.values) + timers.values.filter { $0.deadline <= now }.map(\.task)
+            let dueTimeouts = waiters.values.compactMap { task in
+                task.timeoutDeadline.flatMap { $0 <= now ? task.timeout : nil }
+            }
+            let pending = Array(work.values) + timers.values.filter { $0.deadline <= now }.map(\.task) + dueTimeouts
             if pending.isEmpty { return }
             for task in pending { await task.value }
         }

@@ -4,10 +4,16 @@ import Foundation
 /// snapshot of the orders and answers, so every rule is testable without I/O.
 ///
 /// The rules, in order:
+/// 0. The update answers a payment (its token names an order still without a
+///    transaction) with a transaction that is not that payment's — another
+///    order holds it, or it carries another token: the account already owns
+///    the product and nothing was charged. That order fails `alreadyOwned`;
+///    the transaction stays with its own order, whichever update comes first.
 /// 1. The transaction id is already on an order: a duplicate.
 /// 2. The order token names an order that has no transaction yet: that order.
 ///    If that order already holds another transaction of the same purchase
-///    (same original id), this one is a renewal of it.
+///    (same original id), this one is a renewal of it. A token found on two
+///    orders is never guessed.
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
@@ -21,6 +27,10 @@ public struct Reconciler: Sendable {
     public enum Match: Sendable, Equatable {
         /// The transaction is already on this order.
         case duplicate(orderID: String)
+        /// The store answered this order's payment with a transaction of
+        /// another payment: the account already owns the product, nothing was
+        /// charged for this order, and the transaction is not its to deliver.
+        case alreadyOwned(orderID: String)
         /// The transaction pays for this order.
         case order(orderID: String)
         /// A new order for `userID` should be created from the transaction.
@@ -44,11 +54,31 @@ public struct Reconciler: Sendable {
 
     /// Matches `transaction` against `orders` (open orders, plus any archived
     /// order found by the transaction id or the token).
-    public func match(_ transaction: StoreTransaction, orders: [Order], currentUserID: String?) -> Match {
+    ///
+    /// - Parameters:
+    ///   - kind: What the store reported; a `.restored` transaction nobody
+    ///     claims becomes a `restore` order of `currentUserID`.
+    ///   - paymentToken: The token of the payment the update answers, when the
+    ///     update carries one: it can differ from the transaction's own token
+    ///     when the store answers a new payment with a transaction the account
+    ///     already owns.
+    ///   - currentUserID: Who gets a transaction nothing else claims (the
+    ///     logged-in user, or the user restoring).
+    public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
+                      answering paymentToken: String? = nil, orders: [Order], currentUserID: String?) -> Match {
+        if let payer = payerAnsweredWithAnotherTransaction(transaction, paymentToken: paymentToken, orders: orders) {
+            return .alreadyOwned(orderID: payer.id)
+        }
         if let known = orders.first(where: { $0.transactionID == transaction.id }) {
             return .duplicate(orderID: known.id)
         }
-        if let token = transaction.orderToken, let tokenOrder = orders.first(where: { $0.token == token }) {
+        let named = transaction.orderToken.map { token in orders.filter { $0.token == token } } ?? []
+        if named.count > 1 {
+            // One token on two orders (minted twice, e.g. by two launches): never guessed.
+            let users = Set(named.map(\.userID))
+            return .ambiguous(candidateOrderIDs: named.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
+        }
+        if let tokenOrder = named.first {
             if tokenOrder.transaction == nil, tokenOrder.productID == transaction.productID {
                 return .order(orderID: tokenOrder.id)
             }
@@ -70,29 +100,64 @@ public struct Reconciler: Sendable {
                 return .ambiguous(candidateOrderIDs: candidates.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
             }
         }
-        if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID }) {
+        // A renewal follows the subscription's earlier order, unless the server
+        // rejected that one (it belongs to someone else, as a restore on a
+        // shared account can find out): a rejected claim proves no ownership.
+        if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }) {
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         // A token this app minted for an order it no longer has (a reinstall,
         // a lost order store): someone paid through this app, but who is not
-        // known here. Never credit whoever happens to be logged in.
-        if transaction.orderToken != nil {
+        // known here. Never credit whoever happens to be logged in. A restore
+        // is the user's own claim on the account's purchases: the restoring
+        // user gets it, and the app's server, which credits each transaction
+        // once, refuses one already credited to someone else.
+        if transaction.orderToken != nil, kind != .restored {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
+        }
+        // A renewal of a subscription whose first purchase is unknown here
+        // belongs to its subscriber, who is not known: never to whoever is
+        // logged in when it arrives.
+        if transaction.originalID != transaction.id, kind != .restored {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         if let currentUserID {
-            return .newOrder(userID: currentUserID, source: .otherDevice)
+            return .newOrder(userID: currentUserID, source: kind == .restored ? .restore : .otherDevice)
         }
         return .ambiguous(candidateOrderIDs: [], userID: nil)
+    }
+
+    /// The order whose payment the update answers, when the transaction is
+    /// not that payment's own. A transaction without a token that nobody holds
+    /// could be the payment's own charge with the token lost, so it is left to
+    /// the other rules.
+    private func payerAnsweredWithAnotherTransaction(_ transaction: StoreTransaction, paymentToken: String?,
+                                                     orders: [Order]) -> Order? {
+        guard let paymentToken, paymentToken != transaction.orderToken else { return nil }
+        let payers = orders.filter { $0.token == paymentToken }
+        guard payers.count == 1, let payer = payers.first,
+              payer.transaction == nil, payer.productID == transaction.productID else { return nil }
+        let heldElsewhere = orders.contains { $0.transactionID == transaction.id && $0.id != payer.id }
+        return heldElsewhere || transaction.orderToken != nil ? payer : nil
     }
 
     private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
         guard order.transaction == nil, order.productID == transaction.productID else { return false }
         switch order.status {
         case .created, .purchasing, .deferred: break
+        case .failed where order.isExpiredPayment: break
         default: return false
         }
         let began = order.paymentBeganAt ?? order.createdAt
         return began <= transaction.purchaseDate.addingTimeInterval(clockTolerance)
             && transaction.purchaseDate <= began.addingTimeInterval(matchingWindow)
+    }
+}
+
+extension Order {
+    /// Whether the order failed only because the store never answered its
+    /// payment: the payment may still complete.
+    var isExpiredPayment: Bool {
+        status == .failed && lastErrorCode == .timeout && storeFailureReason == nil && transaction == nil
     }
 }

@@ -97,8 +97,21 @@ extension SimulationRun {
     }
 
     /// The current user restores on this device.
+    /// Whether `user` may restore on a device that lost its orders: on an
+    /// account shared by several app users, a restore cannot tell whose a
+    /// restored purchase is until the server answers, and a renewal arriving
+    /// meanwhile follows the restoring user (see the README's limits). The
+    /// simulation restores on such a device only for a user who owns every
+    /// restorable purchase credited so far.
+    private func mayRestore(_ user: String) async -> Bool {
+        guard reinstalled else { return true }
+        let restorable: Set<String> = [SimulationWorld.pro, SimulationWorld.monthly]
+        return await world.server.allCredits.allSatisfy { !restorable.contains($0.productID) || $0.userID == user }
+    }
+
     private func restore() async -> String {
         guard let user = currentUser else { return "restore skipped: nobody is logged in" }
+        guard await mayRestore(user) else { return "restore skipped: the account's purchases belong to other users" }
         world.plan.record("restore")
         let armed = maybeArmCrashForLifecycle()
         let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
@@ -110,6 +123,14 @@ extension SimulationRun {
     /// The app is installed on a new device: no saved orders; the store
     /// replays what is unfinished, and the user restores.
     private func moveToNewDevice() async -> String {
+        // A purchase still undelivered when the app is reinstalled carries a
+        // token the new install does not know; on an account shared by several
+        // app users, a restore cannot tell whose it is (see the README's
+        // limits). Users move once what they bought is delivered.
+        await answerEveryPendingRequest()
+        await world.store.releaseHeldUpdates(order: .asProduced)
+        await app.settle()
+        guard await world.store.unfinishedTransactions().isEmpty else { return "new device skipped: deliveries pending" }
         world.plan.record("new device")
         await app.kill.killNow()
         await app.kill.waitUntilGone()
@@ -117,8 +138,9 @@ extension SimulationRun {
         deliveredHere = [:]
         firstCreditHere = await world.server.allCredits.count
         await launch()
+        reinstalled = true
         var text = "new device"
-        if let user = currentUser {
+        if let user = currentUser, await mayRestore(user) {
             _ = try? await app.engine.restorePurchases(user: user)
             await app.settle()
             text += ", \(user) restores"
@@ -134,7 +156,8 @@ extension SimulationRun {
         // an order waiting for the store; the reconciler matches it to the one
         // such order. Buy outside only what no order waits for.
         let waiting = Set(await app.engine.openOrders().filter {
-            $0.transaction == nil && [.created, .purchasing, .deferred].contains($0.status)
+            $0.transaction == nil && ([.created, .purchasing, .deferred].contains($0.status)
+                || ($0.status == .failed && $0.lastErrorCode == .timeout))
         }.map(\.productID))
         let products = [SimulationWorld.coins, SimulationWorld.season, SimulationWorld.pro].filter { !waiting.contains($0) }
         guard let product = products.randomElement(using: &random) else { return "outside purchase skipped: orders wait" }
@@ -142,8 +165,13 @@ extension SimulationRun {
         // Bought outside the app: the transaction carries no order token.
         await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
         let token = "outside-\(purchases)-\(world.clock.now.timeIntervalSince1970)"
+        // Who gets a purchase without a token is whoever is logged in when the
+        // app learns of it; the step keeps faults off so that is the buyer.
+        let faultsWereOn = world.plan.isEnabled
+        world.plan.setEnabled(false)
         try? await world.store.add(Payment(productID: product, quantity: 1, orderToken: token, userID: user))
         await app.settle()
+        world.plan.setEnabled(faultsWereOn)
         return "outside purchase of \(product) by \(user)"
     }
 

@@ -94,21 +94,32 @@ extension SimulationRun {
         world.addLatch.withLock { $0 = latch }
         let engine = app.engine
         let results = self.results
-        let key = "\(user) \(product)"
-        let waitsBehindAnother = world.profile.waitsForDuplicates && inFlight.withLock { $0.contains(key) }
-        inFlight.withLock { _ = $0.insert(key) }
+        let key = "\(app.index) \(user) \(product)"  // calls queue only behind calls of the same launch
+        let earlier = world.profile.waitsForDuplicates ? inFlight.withLock { $0[key] } : nil
+        let returned = Latch()
+        inFlight.withLock { $0[key] = returned }
         let inFlight = self.inFlight
         world.starter.start {
             let result = try? await engine.purchase(productID: product, user: user, quantity: quantity)
             if let result { results.withLock { $0.append(result) } }
-            inFlight.withLock { _ = $0.remove(key) }
+            inFlight.withLock { if $0[key] === returned { $0[key] = nil } }
+            returned.open()
             latch.open()
         }
-        if waitsBehindAnother {
+        if let earlier {
             // The call queues behind an earlier one that waits for the store:
-            // let that one's store timeout run out so this one can go.
-            await app.settle()
-            world.clock.advance(by: SimulatedApp.storeTimeout)
+            // time passes, deadline by deadline, until that one returns (its
+            // store timeout frees it at the latest).
+            let limit = world.clock.now.addingTimeInterval(2 * SimulatedApp.storeTimeout)
+            while !earlier.isOpen {
+                await app.settle()
+                guard !earlier.isOpen, let next = world.clock.nextDeadline, next <= limit else { break }
+                world.clock.advance(to: next)
+            }
+            if !earlier.isOpen {
+                verdict.count(\.entitlementViolations, "a purchase call for \(product) and \(user) never returned")
+                latch.open()
+            }
         }
         await latch.wait()
         world.addLatch.withLock { $0 = nil }

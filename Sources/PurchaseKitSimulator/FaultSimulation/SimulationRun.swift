@@ -21,14 +21,16 @@ final class SimulationRun {
     var verdict = Verdict()
     var purchases = 0
     let results = Locked<[PurchaseResult]>([])
-    /// Purchase calls that have not returned, as "user product".
-    let inFlight = Locked<Set<String>>([])
+    /// Purchase calls that have not returned, by "user product": opened when the call returns.
+    let inFlight = Locked<[String: Latch]>([:])
     /// Per user, the transactions delivered on the current device: what its
     /// entitlements and balances must keep showing, whatever the store prunes.
     var deliveredHere: [String: Set<String>] = [:]
     /// How many credits the ledger held when the current device was set up:
     /// the later ones are its deliveries.
     var firstCreditHere = 0
+    /// Whether the app was installed on a new device during the run.
+    var reinstalled = false
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,

@@ -64,8 +64,15 @@ extension SimulatedPaymentQueue {
 
     private func complete(_ held: PendingPurchase) async {
         guard let product = catalog[held.productID] else { return }
-        guard let transaction = owned(product) ?? charge(product, quantity: held.quantity, orderToken: held.orderToken,
-                                                          userID: held.userID, at: clock.now) else {
+        if let existing = owned(product) {
+            // Nothing is charged: the owned transaction answers this payment, as in `add`.
+            var answer = update(.purchased, for: existing)
+            answer.orderToken = held.orderToken
+            await send([answer], faults: held.faults)
+            return
+        }
+        guard let transaction = charge(product, quantity: held.quantity, orderToken: held.orderToken,
+                                       userID: held.userID, at: clock.now) else {
             let refusal = TransactionUpdate(kind: .failed(.paymentInvalid), productID: held.productID,
                                             orderToken: held.orderToken, date: clock.now)
             await send([refusal], faults: held.faults)

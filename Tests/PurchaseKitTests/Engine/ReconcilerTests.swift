@@ -90,4 +90,68 @@ final class ReconcilerTests: XCTestCase {
         XCTAssertEqual(reconciler.match(transaction(token: "someone-elses"), orders: waiting, currentUserID: nil),
                        .ambiguous(candidateOrderIDs: [], userID: nil))
     }
+
+    // MARK: The payment an update answers
+
+    func testAnAnswerWithATransactionAnotherOrderHoldsFailsThePayerAlreadyOwned() {
+        let orders = [order("a", user: "alice", status: .completed, transactionID: "t1"), order("b", user: "bob")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-b", orders: orders, currentUserID: nil),
+                       .alreadyOwned(orderID: "b"))
+    }
+
+    func testAnAnswerThatOvertakesTheOwnersUpdateNeverPaysTheOwnerOnTheAnswersBehalf() {
+        // Alice's order still waits for its own update; bob's payment is answered with her transaction.
+        let orders = [order("a", user: "alice"), order("b", user: "bob")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-b", orders: orders, currentUserID: "bob"),
+                       .alreadyOwned(orderID: "b"))
+        // Alice's own update then pays her order.
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-a", orders: orders, currentUserID: "bob"),
+                       .order(orderID: "a"))
+    }
+
+    func testAnAnswerWithATransactionOfAnUnknownTokenFailsThePayer() {
+        XCTAssertEqual(reconciler.match(transaction(token: "another-device"), answering: "tok-b", orders: [order("b", user: "bob")],
+                                        currentUserID: "bob"),
+                       .alreadyOwned(orderID: "b"))
+    }
+
+    func testAnAnswerWithoutATransactionTokenThatNobodyHoldsIsLeftToTheOtherRules() {
+        // It may be the payment's own charge whose token the store lost.
+        XCTAssertEqual(reconciler.match(transaction(), answering: "tok-b", orders: [order("b", user: "bob")], currentUserID: nil),
+                       .order(orderID: "b"))
+    }
+
+    func testAnAnswerForAPaidOrderOrAnotherProductIsNotAnAlreadyOwnedAnswer() {
+        let paid = [order("b", user: "bob", status: .completed, transactionID: "t0")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-b", orders: paid, currentUserID: "carol"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil), "a token no order holds is never guessed")
+        let otherProduct = [order("b", user: "bob", product: "q")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-b", orders: otherProduct, currentUserID: nil),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+    }
+
+    // MARK: Restored transactions
+
+    func testARestoredTransactionGoesToTheOrderItsTokenNames() {
+        let orders = [order("a", user: "alice")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), kind: .restored, orders: orders, currentUserID: "bob"),
+                       .order(orderID: "a"))
+    }
+
+    func testARestoredTransactionNobodyClaimsBecomesARestoreOrderOfTheRestoringUser() {
+        XCTAssertEqual(reconciler.match(transaction(token: "first-device"), kind: .restored, orders: [], currentUserID: "bob"),
+                       .newOrder(userID: "bob", source: .restore))
+        let first = order("a", user: "alice", status: .completed, transactionID: "t1")
+        XCTAssertEqual(reconciler.match(transaction("t2", token: "tok-a", originalID: "t1"), kind: .restored, orders: [first],
+                                        currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
+
+    func testATokenOnTwoOrdersIsNeverGuessed() {
+        let twice = [order("a", user: "alice", token: "tok-x"), order("b", user: "bob", token: "tok-x")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-x"), orders: twice, currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: ["a", "b"], userID: nil))
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), answering: "tok-x", orders: twice, currentUserID: nil),
+                       .ambiguous(candidateOrderIDs: [], userID: nil), "nor is the payment an answer is for")
+    }
 }
