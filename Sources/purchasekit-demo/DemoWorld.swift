@@ -97,9 +97,8 @@ struct DemoWorld: Sendable {
     /// Prints what recovery did.
     ///
     /// The engine's current user is `user`, or the one logged in at the last
-    /// run. It matters beyond purchases: the engine credits renewals whose
-    /// first order is archived to the current user (its reconciler does not
-    /// look archived orders up by original transaction), and flags them
+    /// run. It matters beyond purchases: the engine credits purchases made
+    /// outside the app (no order token) to the current user, and flags them
     /// `needsAttention` when nobody is logged in.
     func start(user: String? = nil) async throws {
         var current = user

@@ -27,16 +27,14 @@ final class StoreAcknowledgementTests: XCTestCase {
 
     func testAFailureWhoseSaveFailedIsReplayedAndFinishedLater() async throws {
         let world = World()
-        let orders = SwitchableFailingStore(base: world.orders)
+        let orders = FailingSaves(base: world.orders, failingStatuses: [.cancelled], times: 1)
         let engine = try await world.engine(world.configuration(store: orders))
         await world.store.scriptNextPurchase(.userCancel)
-        orders.failStatuses = [.cancelled]
         _ = try? await engine.purchase(productID: Catalog.coins, user: "alice")
         await engine.waitUntilIdle()
         let kept = await world.store.unfinishedPaymentIDs()
         XCTAssertEqual(kept.count, 1, "the cancellation was not saved: the store must keep replaying it")
 
-        orders.failStatuses = []
         await engine.retryPendingDeliveries()
         await engine.waitUntilIdle()
         let left = await world.store.unfinishedPaymentIDs()
@@ -75,31 +73,4 @@ final class DeafObserver: PaymentQueueObserver {
     func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
         count.withLock { $0 += updates.count }
     }
-}
-
-/// An order store whose saves of chosen statuses fail while switched on.
-final class SwitchableFailingStore: OrderStore {
-    struct WriteFailed: Error {}
-    let base: InMemoryOrderStore
-    private let failing = Locked<Set<OrderStatus>>([])
-
-    init(base: InMemoryOrderStore) { self.base = base }
-
-    var failStatuses: Set<OrderStatus> {
-        get { failing.withLock { $0 } }
-        set { failing.withLock { $0 = newValue } }
-    }
-
-    func save(_ order: Order) async throws {
-        if failStatuses.contains(order.status) { throw WriteFailed() }
-        await base.save(order)
-    }
-    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { await base.order(token: token) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
 }
