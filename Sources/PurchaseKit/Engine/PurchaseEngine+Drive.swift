@@ -147,8 +147,10 @@ extension PurchaseEngine {
     @discardableResult
     func finishTransaction(_ transactionID: String, orderID: String) async -> Bool {
         counters.finishCalls += 1
+        let queue = self.queue
         do {
-            try await queue.finish(transactionID: transactionID)
+            // A store that never answers must not hold the order's lock for ever.
+            try await withTimeout(configuration.storeTimeout) { try await queue.finish(transactionID: transactionID) }
             return true
         } catch {
             log(.warning, "The store transaction could not be finished; retried at the next launch", [
@@ -165,6 +167,15 @@ extension PurchaseEngine {
         } catch {
             log(.warning, "An order could not be archived; it stays open", ["orderID": orderID, "error": "\(type(of: error))"])
         }
+    }
+
+    /// How the store sees a subscription's renewal, within the store timeout;
+    /// nil when the store does not say in time.
+    func renewalState(of originalTransactionID: String) async -> SubscriptionRenewalState? {
+        let queue = self.queue
+        return (try? await withTimeout(configuration.storeTimeout) {
+            await queue.renewalState(forOriginalTransactionID: originalTransactionID)
+        }) ?? nil
     }
 
     /// Runs `body`, giving up after `seconds` on the engine's clock.

@@ -34,7 +34,7 @@ extension PurchaseEngine {
                 break
             case .autoRenewable, .nonRenewable:
                 if let expiration = transaction.expirationDate, expiration <= now {
-                    guard case .inGracePeriod(let until)? = await queue.renewalState(forOriginalTransactionID: transaction.originalID),
+                    guard case .inGracePeriod(let until)? = await renewalState(of: transaction.originalID),
                           until > now, type == .autoRenewable else { continue }
                 }
             }
@@ -92,7 +92,7 @@ extension PurchaseEngine {
             if order.status == .revoked || transaction.isRevoked {
                 status[group] = .revoked
             } else if let expiration = transaction.expirationDate, expiration <= now {
-                switch await queue.renewalState(forOriginalTransactionID: transaction.originalID) {
+                switch await renewalState(of: transaction.originalID) {
                 case .inGracePeriod(let until)? where until > now: status[group] = .inGracePeriod
                 case .inBillingRetry?, .inGracePeriod?: status[group] = .inBillingRetry
                 default: status[group] = .expired
@@ -124,7 +124,9 @@ extension PurchaseEngine {
         let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
         if !missing.isEmpty {
             do {
-                for product in try await queue.products(for: missing).products { products[product.id] = product }
+                let queue = self.queue
+                let response = try await withTimeout(configuration.storeTimeout) { try await queue.products(for: missing) }
+                for product in response.products { products[product.id] = product }
             } catch {
                 log(.warning, "The store's catalog could not be loaded; answering from the stored orders",
                     ["products": "\(missing.count)", "error": "\(type(of: error))"])

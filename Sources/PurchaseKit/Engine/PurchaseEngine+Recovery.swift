@@ -114,7 +114,8 @@ extension PurchaseEngine {
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
         let transactions: [StoreTransaction]
         do {
-            transactions = try await queue.restoreCompletedTransactions()
+            let queue = self.queue
+            transactions = try await withTimeout(configuration.storeTimeout) { try await queue.restoreCompletedTransactions() }
         } catch {
             let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
                                            advice: "Check the network and the store account, then try again.", underlying: error)

@@ -159,7 +159,7 @@ extension PurchaseEngine {
         // (a crash between finish and its record, or a late duplicate): finish again.
         if order.isFinished || order.status == .rejected {
             if orders[orderID] == nil {
-                _ = try? await queue.finish(transactionID: transaction.id)
+                await finishTransaction(transaction.id, orderID: orderID)
             }
         }
     }
@@ -208,7 +208,7 @@ extension PurchaseEngine {
         }
         guard let orderID else {
             log(.warning, "A revocation matched no order", ["transactionID": transaction.id])
-            _ = try? await queue.finish(transactionID: transaction.id)
+            await finishTransaction(transaction.id, orderID: "-")
             return
         }
         await drive(orderID: orderID, .store(.revoked, transaction))
