@@ -183,18 +183,24 @@ extension PurchaseEngine {
         guard let seconds else { return try await body() }
         let clock = self.clock
         let deadline = clock.now.addingTimeInterval(seconds)
-        return try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await clock.sleep(until: deadline)
-                throw PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.", advice: "It is retried.")
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next() else {
-                throw PurchaseKitError(.timeout, "The operation produced no result.", advice: "It is retried.")
-            }
-            return first
+        let starter = configuration.taskStarter
+        // The body runs as a task of its own and is left behind at the
+        // deadline: a task group would wait for a call that ignores
+        // cancellation (a store that never answers), so it could not time out.
+        let outcome = OneShot<T>()
+        let work = starter.start {
+            do { outcome.resolve(.success(try await body())) } catch { outcome.resolve(.failure(error)) }
         }
+        let timer = starter.start {
+            do { try await clock.sleep(until: deadline) } catch { return }
+            outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
+                                                      advice: "It is retried.")))
+        }
+        defer {
+            timer.cancel()
+            work.cancel()
+        }
+        return try await outcome.value()
     }
 
     // MARK: Order timers

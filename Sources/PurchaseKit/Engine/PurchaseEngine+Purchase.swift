@@ -82,7 +82,15 @@ extension PurchaseEngine {
     }
 
     private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String]) async throws -> PurchaseResult {
-        guard await queue.canMakePayments() else {
+        let queue = self.queue
+        let allowed: Bool
+        do {
+            allowed = try await withTimeout(configuration.storeTimeout) { await queue.canMakePayments() }
+        } catch {
+            throw PurchaseKitError(.timeout, "The store did not say in time whether this device may make payments.",
+                                   advice: "Nothing was charged. Try again when the store is reachable.")
+        }
+        guard allowed else {
             throw PurchaseKitError(.paymentsNotAllowed, "This device or account may not make payments.",
                                    advice: "Hide the store, or tell the user to check Screen Time restrictions or their account.")
         }
@@ -154,7 +162,8 @@ extension PurchaseEngine {
         if let product = products[productID] { return product }
         let response: ProductsResponse
         do {
-            response = try await queue.products(for: [productID])
+            let queue = self.queue
+            response = try await withTimeout(configuration.storeTimeout) { try await queue.products(for: [productID]) }
         } catch {
             throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
                                         advice: "Check the network and try again.")

@@ -15,6 +15,10 @@ extension SimulatedPaymentQueue {
     /// - Throws: ``PurchaseKitError/Code/paymentsNotAllowed`` when payments are
     ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
     public func add(_ payment: Payment) async throws {
+        paymentsReceived += 1
+        let ready = paymentWaiters.filter { $0.count <= paymentsReceived }
+        paymentWaiters.removeAll { $0.count <= paymentsReceived }
+        for waiter in ready { waiter.continuation.resume() }
         try await waitLatency()
         guard paymentsAllowed else {
             throw PurchaseKitError(.paymentsNotAllowed, "This device may not make payments.",
@@ -128,5 +132,15 @@ extension SimulatedPaymentQueue {
         recordIndex[id] = records.count
         records.append(TransactionRecord(transaction: transaction, userID: userID, isFinished: false, revocationSeen: false))
         return transaction
+    }
+}
+
+extension SimulatedPaymentQueue {
+    /// Returns once at least `count` payments were handed to ``add(_:)``
+    /// (since the store was made): how a test knows a purchase call reached
+    /// the store, without counting timers or polling.
+    public func waitForPayments(count: Int) async {
+        if paymentsReceived >= count { return }
+        await withCheckedContinuation { paymentWaiters.append((count, $0)) }
     }
 }

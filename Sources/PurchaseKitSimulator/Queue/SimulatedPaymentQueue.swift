@@ -36,6 +36,9 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     var productRequestsFail: Bool
     var removedFromSale: Set<String> = []
     var latency: TimeInterval = 0
+    /// Payments handed to ``add(_:)`` so far, and who waits for a count of them.
+    var paymentsReceived = 0
+    var paymentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     // The account's story (saved by `saveState`).
     var records: [TransactionRecord] = []

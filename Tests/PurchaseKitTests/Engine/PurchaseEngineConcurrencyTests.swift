@@ -9,7 +9,7 @@ final class PurchaseEngineConcurrencyTests: XCTestCase {
         // The store sits on the first payment until told to answer.
         await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(holdsUpdates: true))
         let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await world.clock.waitForSleepers(count: 1) // the first call waits for the store
+        await world.store.waitForPayments(count: 1) // the first call waits for the store
         do {
             _ = try await engine.purchase(productID: Catalog.coins, user: "alice")
             XCTFail("the second call must not start a payment")

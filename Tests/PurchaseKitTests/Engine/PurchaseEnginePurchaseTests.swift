@@ -201,7 +201,7 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
         let engine = try await world.engine(world.configuration(storeTimeout: 30))
         await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(holdsUpdates: true))
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await world.clock.waitForSleepers(count: 1)
+        await world.store.waitForPayments(count: 1)
         world.clock.advance(by: 30)
         let result = try await call.value
         guard case .pending(let order, .storeTimeout) = result else { return XCTFail("\(result)") }

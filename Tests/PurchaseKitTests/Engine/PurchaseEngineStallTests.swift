@@ -26,6 +26,43 @@ final class PurchaseEngineStallTests: XCTestCase {
         XCTAssertEqual(stored?.status, .completed)
     }
 
+    func testAStoreThatNeverSaysWhetherPaymentsAreAllowedEndsTheCallWithATimeout() async throws {
+        let world = World()
+        let stalling = StallingQueue(base: world.store, stalls: [.canMakePayments])
+        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 60))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitUntilStalled(.canMakePayments)
+        world.clock.advance(by: 60)
+        do {
+            _ = try await call.value
+            XCTFail("expected a timeout")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .timeout)
+        }
+        let transactions = await world.store.allTransactions()
+        XCTAssertTrue(transactions.isEmpty, "nothing was charged")
+        await stalling.release(.canMakePayments)
+    }
+
+    func testAFinishThatNeverReturnsDoesNotHoldTheOrder() async throws {
+        let world = World()
+        let stalling = StallingQueue(base: world.store, stalls: [.finish])
+        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 60))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitUntilStalled(.finish)
+        world.clock.advance(by: 60)
+        // The call's own store timeout and the finish's run out together:
+        // either answer is right, as long as the order is credited.
+        let result = try await call.value
+        XCTAssertEqual(result.order.status, .delivered, "credited; the finish is retried later")
+        let credits = await world.server.credits(forUser: "alice")
+        XCTAssertEqual(credits.count, 1)
+        await stalling.release(.finish)
+        await engine.retryPendingDeliveries()
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty)
+    }
+
     func testLaunchCompletesWhenTheStoreNeverReplaysAndCatchesUpWhenItDoes() async throws {
         let world = World()
         // The store charged while no app was attached (a killed launch): the
@@ -146,7 +183,7 @@ final class PurchaseEngineStallTests: XCTestCase {
 
 /// A store that stops answering some calls until the test releases them.
 actor StallingQueue: PaymentQueue {
-    enum Call: Hashable, Sendable { case add, attach }
+    enum Call: Hashable, Sendable { case add, attach, canMakePayments, finish }
 
     private let base: SimulatedPaymentQueue
     private var stalls: Set<Call>
@@ -179,12 +216,18 @@ actor StallingQueue: PaymentQueue {
     }
 
     func products(for identifiers: Set<String>) async throws -> ProductsResponse { try await base.products(for: identifiers) }
-    func canMakePayments() async -> Bool { await base.canMakePayments() }
+    func canMakePayments() async -> Bool {
+        await gate(.canMakePayments)
+        return await base.canMakePayments()
+    }
     func add(_ payment: Payment) async throws {
         await gate(.add)
         try await base.add(payment)
     }
-    func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
+    func finish(transactionID: String) async throws {
+        await gate(.finish)
+        try await base.finish(transactionID: transactionID)
+    }
     func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
     func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
     func attach(_ observer: any PaymentQueueObserver) async {

@@ -28,8 +28,8 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
             let engine = try await world.engine(world.configuration(storeTimeout: 60))
             await world.store.setHoldsUpdates(true)
             let call = Task { try await engine.purchase(productID: Catalog.pro, user: "alice") }
-            await world.clock.waitForSleepers(count: 1) // the purchase is waiting for the store
-            await engine.waitUntilIdle() // and the store has taken the payment
+            await world.store.waitForPayments(count: 1) // the purchase reached the store
+            await engine.waitUntilIdle() // and the store has answered what it will
             let held = await world.store.heldUpdateCount()
             XCTAssertEqual(held, 2, "purchasing and purchased are held back")
             await world.store.setHoldsUpdates(false)
@@ -66,7 +66,7 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
         let first = try await engine.purchase(productID: Catalog.coins, user: "alice")
         guard case .pending(_, .awaitingApproval) = first else { return XCTFail("\(first)") }
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await world.clock.waitForSleepers(count: 1)
+        await world.store.waitForPayments(count: 2)
         await engine.waitUntilIdle() // the store answers the payment; it goes to review
         let second = try await call.value
         // Answered as soon as the payment went to review, never left waiting.
@@ -99,8 +99,8 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
                                                PurchaseScript(.success, faults: DeliveryFaults(losesOrderToken: true))])
         _ = try await engine.purchase(productID: Catalog.coins, user: "alice")
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "bob") }
-        await world.clock.waitForSleepers(count: 1)
-        world.clock.advance(by: 60)
+        await world.store.waitForPayments(count: 2)
+        await engine.waitUntilIdle() // the payment goes to review and the call is answered
         _ = try await call.value
         await engine.waitUntilIdle() // the payment the call stopped waiting for reaches the store
 

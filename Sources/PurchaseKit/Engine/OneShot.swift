@@ -1,0 +1,32 @@
+/// A result that arrives once, from whichever of several tasks comes first,
+/// and one caller waiting for it. Later results are ignored.
+final class OneShot<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiter: CheckedContinuation<Value, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    /// Offers a result; only the first one counts.
+    func resolve(_ result: Result<Value, any Error>) {
+        let waiter = state.withLock { s -> CheckedContinuation<Value, any Error>? in
+            guard s.result == nil else { return nil }
+            s.result = result
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    /// The first result offered, waiting for it if need be. Call it once.
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { s -> Result<Value, any Error>? in
+                if s.result == nil { s.waiter = continuation }
+                return s.result
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
