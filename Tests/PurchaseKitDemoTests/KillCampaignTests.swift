@@ -39,6 +39,7 @@ final class KillCampaignTests: XCTestCase {
         XCTAssertEqual(try demo.run(["resume"]).status, 0)
         let credits = try checkRecords("end")
         XCTAssertGreaterThan(credits, 4, "the campaign must have credited payments to check")
+        try checkRefundsApplied()
     }
 
     private func nextCommand(using random: inout SeededRandomNumberGenerator) throws -> [String] {
@@ -60,6 +61,25 @@ final class KillCampaignTests: XCTestCase {
         case 8: return ["restore", "--user", user]
         default: return ["resume"]
         }
+    }
+
+    /// Every transaction the store refunded is revoked in the app, however the
+    /// refund command was killed: the store announces a refund once, and the
+    /// next launch learns the rest from the store's list of revocations.
+    private func checkRefundsApplied() throws {
+        let root = demo.directory.appendingPathComponent(".purchasekit-demo")
+        let store = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("store.json"))) as? [String: Any]
+        let refunded = Set((store?["records"] as? [[String: Any]] ?? []).compactMap { record -> String? in
+            guard let transaction = record["transaction"] as? [String: Any], transaction["revocationDate"] != nil else { return nil }
+            return transaction["id"] as? String
+        })
+        var checked = 0
+        for order in try demo.orders() {
+            guard let id = order["transactionID"] as? String, refunded.contains(id) else { continue }
+            checked += 1
+            XCTAssertEqual(order["status"] as? String, "revoked", "refunded transaction \(id) still grants: \(order)")
+        }
+        XCTAssertGreaterThan(checked, 0, "the campaign must have refunded something to check")
     }
 
     /// The store's records against the server's ledger.
