@@ -98,7 +98,8 @@ extension PurchaseEngine {
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?) async -> String? {
-        var candidates = Array(orders.values)
+        // In a stable order, so that the same updates always match the same way.
+        var candidates = orders.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
         for id in Set([transaction.id, transaction.originalID]).sorted() {

@@ -269,10 +269,13 @@ public actor PurchaseEngine: PaymentQueueObserver {
     public func waitUntilIdle() async {
         while true {
             let now = clock.now
-            let dueTimeouts = waiters.values.compactMap { task in
+            // In a fixed order (not the dictionaries'), so that a simulation
+            // waiting here wakes at the same points on every replay.
+            let dueTimeouts = waiters.sorted { $0.key < $1.key }.compactMap { _, task in
                 task.timeoutDeadline.flatMap { $0 <= now ? task.timeout : nil }
             }
-            let pending = Array(work.values) + timers.values.filter { $0.deadline <= now }.map(\.task) + dueTimeouts
+            let dueTimers = timers.sorted { $0.key < $1.key }.map(\.value).filter { $0.deadline <= now }.map(\.task)
+            let pending = work.sorted { $0.key < $1.key }.map(\.value) + dueTimers + dueTimeouts
             if pending.isEmpty { return }
             for task in pending { await task.value }
         }

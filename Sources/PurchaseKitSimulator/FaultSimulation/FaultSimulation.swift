@@ -154,8 +154,15 @@ public struct FaultSimulation: Sendable {
     }
 
     /// The command that replays one seed with the example executable.
+    /// A run replays byte for byte in the build configuration it ran in: the
+    /// optimizer may remove suspension points, so a debug and a release build
+    /// can interleave a run's tasks differently.
     public static func replayCommand(seed: UInt64) -> String {
+        #if DEBUG
         "swift run purchasekit-demo chaos --runs 1 --seed \(seed)"
+        #else
+        "swift run -c release purchasekit-demo chaos --runs 1 --seed \(seed)"
+        #endif
     }
 
     /// Runs `options.runs` seeds one after the other.
