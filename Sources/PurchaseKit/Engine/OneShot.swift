@@ -8,15 +8,17 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Locked(State())
 
-    /// Offers a result; only the first one counts.
-    func resolve(_ result: Result<Value, any Error>) {
-        let waiter = state.withLock { s -> CheckedContinuation<Value, any Error>? in
-            guard s.result == nil else { return nil }
+    /// Offers a result; only the first one counts. Returns whether it was the first.
+    @discardableResult
+    func resolve(_ result: Result<Value, any Error>) -> Bool {
+        let (first, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Value, any Error>?) in
+            guard s.result == nil else { return (false, nil) }
             s.result = result
             defer { s.waiter = nil }
-            return s.waiter
+            return (true, s.waiter)
         }
         waiter?.resume(with: result)
+        return first
     }
 
     /// The first result offered, waiting for it if need be. Call it once.

@@ -147,10 +147,9 @@ extension PurchaseEngine {
     @discardableResult
     func finishTransaction(_ transactionID: String, orderID: String) async -> Bool {
         counters.finishCalls += 1
-        let queue = self.queue
         do {
             // A store that never answers must not hold the order's lock for ever.
-            try await withTimeout(configuration.storeTimeout) { try await queue.finish(transactionID: transactionID) }
+            try await withStore { try await $0.finish(transactionID: transactionID) }
             return true
         } catch {
             log(.warning, "The store transaction could not be finished; retried at the next launch", [
@@ -169,13 +168,17 @@ extension PurchaseEngine {
         }
     }
 
+    /// Calls the store within the store timeout: no store call may hang the
+    /// engine (``PurchaseKitError/Code/timeout`` after the deadline).
+    func withStore<T: Sendable>(_ call: @escaping @Sendable (any PaymentQueue) async throws -> T) async throws -> T {
+        let queue = self.queue
+        return try await withTimeout(configuration.storeTimeout) { try await call(queue) }
+    }
+
     /// How the store sees a subscription's renewal, within the store timeout;
     /// nil when the store does not say in time.
     func renewalState(of originalTransactionID: String) async -> SubscriptionRenewalState? {
-        let queue = self.queue
-        return (try? await withTimeout(configuration.storeTimeout) {
-            await queue.renewalState(forOriginalTransactionID: originalTransactionID)
-        }) ?? nil
+        (try? await withStore { await $0.renewalState(forOriginalTransactionID: originalTransactionID) }) ?? nil
     }
 
     /// Runs `body`, giving up after `seconds` on the engine's clock.

@@ -82,10 +82,9 @@ extension PurchaseEngine {
     }
 
     private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String]) async throws -> PurchaseResult {
-        let queue = self.queue
         let allowed: Bool
         do {
-            allowed = try await withTimeout(configuration.storeTimeout) { await queue.canMakePayments() }
+            allowed = try await withStore { await $0.canMakePayments() }
         } catch {
             throw PurchaseKitError(.timeout, "The store did not say in time whether this device may make payments.",
                                    advice: "Nothing was charged. Try again when the store is reachable.")
@@ -162,8 +161,7 @@ extension PurchaseEngine {
         if let product = products[productID] { return product }
         let response: ProductsResponse
         do {
-            let queue = self.queue
-            response = try await withTimeout(configuration.storeTimeout) { try await queue.products(for: [productID]) }
+            response = try await withStore { try await $0.products(for: [productID]) }
         } catch {
             throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
                                         advice: "Check the network and try again.")

@@ -124,8 +124,7 @@ extension PurchaseEngine {
         let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
         if !missing.isEmpty {
             do {
-                let queue = self.queue
-                let response = try await withTimeout(configuration.storeTimeout) { try await queue.products(for: missing) }
+                let response = try await withStore { try await $0.products(for: missing) }
                 for product in response.products { products[product.id] = product }
             } catch {
                 log(.warning, "The store's catalog could not be loaded; answering from the stored orders",

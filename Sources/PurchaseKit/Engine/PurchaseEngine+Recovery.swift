@@ -114,8 +114,7 @@ extension PurchaseEngine {
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
         let transactions: [StoreTransaction]
         do {
-            let queue = self.queue
-            transactions = try await withTimeout(configuration.storeTimeout) { try await queue.restoreCompletedTransactions() }
+            transactions = try await withStore { try await $0.restoreCompletedTransactions() }
         } catch {
             let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
                                            advice: "Check the network and the store account, then try again.", underlying: error)

@@ -46,7 +46,8 @@ extension PurchaseEngine {
                 log(.debug, "A payment update matched no waiting order", ["productID": update.productID])
             }
             if let paymentID = update.paymentID {
-                let order = orderID == nil ? nil : try? await currentOrder(orderID!)
+                var order: Order?
+                if let orderID { order = try? await currentOrder(orderID) }
                 if OrderStateMachine.mayFinishUnpaidPayment(of: order) {
                     await finishTransaction(paymentID, orderID: orderID ?? "-")
                 }
@@ -59,8 +60,7 @@ extension PurchaseEngine {
     /// every transaction the store reports revoked whose order is not yet
     /// revoked is revoked now. Runs at launch and at retry triggers.
     func reconcileRevocations() async {
-        let queue = self.queue
-        guard let revoked = try? await withTimeout(configuration.storeTimeout, { try await queue.revokedTransactions() }) else {
+        guard let revoked = try? await withStore({ try await $0.revokedTransactions() }) else {
             log(.info, "The store's revocations could not be read; asked again at the next trigger")
             return
         }

@@ -38,9 +38,6 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var timers: [String: RetryTimer] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
-    var attachAttempt = 0
-    var attachesEnded: Set<Int> = []
-    var attachWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
     public struct Diagnostics: Sendable, Equatable {
@@ -135,11 +132,10 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// hang launch or a retry trigger. The attach goes on as engine work and
     /// its replay is handled whenever it comes.
     func attachToStore(within seconds: TimeInterval?) async {
-        attachAttempt += 1
-        let attempt = attachAttempt
+        let attached = OneShot<Void>()
         spawn { engine in
             await engine.queue.attach(engine)
-            await engine.endAttach(attempt, timedOut: false)
+            attached.resolve(.success(()))
         }
         var deadline: Task<Void, Never>?
         if let seconds {
@@ -147,25 +143,13 @@ public actor PurchaseEngine: PaymentQueueObserver {
             let at = clock.now.addingTimeInterval(seconds)
             deadline = configuration.taskStarter.start { [weak self] in
                 do { try await clock.sleep(until: at) } catch { return }
-                await self?.endAttach(attempt, timedOut: true)
+                if attached.resolve(.success(())) {
+                    await self?.log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting")
+                }
             }
         }
-        if !attachesEnded.contains(attempt) {
-            await withCheckedContinuation { attachWaiters[attempt] = $0 }
-        }
-        attachesEnded.remove(attempt)
+        try? await attached.value()
         deadline?.cancel()
-    }
-
-    private func endAttach(_ attempt: Int, timedOut: Bool) {
-        if timedOut {
-            log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting", [:])
-        }
-        if let waiter = attachWaiters.removeValue(forKey: attempt) {
-            waiter.resume()
-        } else if !timedOut, attempt == attachAttempt {
-            attachesEnded.insert(attempt)
-        }
     }
 
     /// Runs the work for `orderIDs`, in order, at most

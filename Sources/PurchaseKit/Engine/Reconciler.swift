@@ -17,11 +17,14 @@ import Foundation
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
-/// 4. Otherwise a renewal of a known purchase (same original id).
-/// 5. A token no order holds (the app lost the order: a reinstall): flagged
-///    for the app to assign, never guessed.
+/// 4. Otherwise a renewal of a known purchase (same original id) that the
+///    server did not reject, for that purchase's user.
+/// 5. A token no order holds (the app lost the order: a reinstall), or a
+///    renewal of an unknown purchase: flagged for the app to assign, never
+///    guessed — unless it is restored, when rule 6 applies.
 /// 6. No token at all: an unsolicited purchase (another device,
-///    store-initiated) for the current user.
+///    store-initiated) for the current user; a restored transaction for the
+///    restoring user.
 public struct Reconciler: Sendable {
     /// The answer.
     public enum Match: Sendable, Equatable {
@@ -107,18 +110,13 @@ public struct Reconciler: Sendable {
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         // A token this app minted for an order it no longer has (a reinstall,
-        // a lost order store): someone paid through this app, but who is not
-        // known here. Never credit whoever happens to be logged in. A restore
-        // is the user's own claim on the account's purchases: the restoring
-        // user gets it, and the app's server, which credits each transaction
-        // once, refuses one already credited to someone else.
-        if transaction.orderToken != nil, kind != .restored {
-            return .ambiguous(candidateOrderIDs: [], userID: nil)
-        }
-        // A renewal of a subscription whose first purchase is unknown here
-        // belongs to its subscriber, who is not known: never to whoever is
-        // logged in when it arrives.
-        if transaction.originalID != transaction.id, kind != .restored {
+        // a lost order store), or a renewal of a subscription whose first
+        // purchase is unknown here: someone paid through this app, but who is
+        // not known here. Never credit whoever happens to be logged in. A
+        // restore is the user's own claim on the account's purchases: the
+        // restoring user gets it, and the app's server, which credits each
+        // transaction once, refuses one already credited to someone else.
+        if kind != .restored, transaction.orderToken != nil || transaction.originalID != transaction.id {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         if let currentUserID {
@@ -157,7 +155,7 @@ public struct Reconciler: Sendable {
 extension Order {
     /// Whether the order failed only because the store never answered its
     /// payment: the payment may still complete.
-    var isExpiredPayment: Bool {
+    package var isExpiredPayment: Bool {
         status == .failed && lastErrorCode == .timeout && storeFailureReason == nil && transaction == nil
     }
 }

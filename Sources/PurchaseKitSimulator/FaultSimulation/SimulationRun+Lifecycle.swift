@@ -15,7 +15,7 @@ extension SimulationRun {
 
     func performLifecycleStep(_ label: String) async -> String {
         switch label {
-        case "months": return await passMonths()
+        case "months": return await passDays()
         case "billing issue":
             await world.store.simulateBillingIssue(productID: SimulationWorld.monthly)
             world.plan.record("billing issue")
@@ -44,13 +44,13 @@ extension SimulationRun {
 
     /// One to forty-five days pass: subscriptions renew, enter grace or
     /// billing retry, or expire; unanswered payments expire; retries run.
-    private func passMonths() async -> String {
+    private func passDays() async -> String {
         let days = Int.random(in: 1...45, using: &random)
         world.plan.record("days pass")
         // Ask to Buy requests and interrupted or late payments do not outlive a
         // day at the store: they are answered before the days pass.
         await answerEveryPendingRequest()
-        let armed = maybeArmCrashForLifecycle()
+        let armed = maybeArmCrash(within: 1...8)
         let end = world.clock.now.addingTimeInterval(Double(days) * 24 * 3600)
         while let next = await app.engine.scheduledRetries.values.min(), next <= end {
             world.clock.advance(to: next)
@@ -89,14 +89,13 @@ extension SimulationRun {
         let refundable = await world.store.allTransactions().filter { !$0.isRevoked }
         guard let transaction = refundable.randomElement(using: &random) else { return "nothing to refund" }
         world.plan.record("refund")
-        let armed = maybeArmCrashForLifecycle()
+        let armed = maybeArmCrash(within: 1...8)
         try? await world.store.refund(transactionID: transaction.id)
         await app.settle()
         app.kill.disarm()
         return "refund \(transaction.id) (\(transaction.productID))\(armed)"
     }
 
-    /// The current user restores on this device.
     /// Whether `user` may restore on a device that lost its orders: on an
     /// account shared by several app users, a restore cannot tell whose a
     /// restored purchase is until the server answers, and a renewal arriving
@@ -109,11 +108,12 @@ extension SimulationRun {
         return await world.server.allCredits.allSatisfy { !restorable.contains($0.productID) || $0.userID == user }
     }
 
+    /// The current user restores on this device.
     private func restore() async -> String {
         guard let user = currentUser else { return "restore skipped: nobody is logged in" }
         guard await mayRestore(user) else { return "restore skipped: the account's purchases belong to other users" }
         world.plan.record("restore")
-        let armed = maybeArmCrashForLifecycle()
+        let armed = maybeArmCrash(within: 1...8)
         let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
         await app.settle()
         app.kill.disarm()
@@ -156,8 +156,7 @@ extension SimulationRun {
         // an order waiting for the store; the reconciler matches it to the one
         // such order. Buy outside only what no order waits for.
         let waiting = Set(await app.engine.openOrders().filter {
-            $0.transaction == nil && ([.created, .purchasing, .deferred].contains($0.status)
-                || ($0.status == .failed && $0.lastErrorCode == .timeout))
+            ($0.transaction == nil && [.created, .purchasing, .deferred].contains($0.status)) || $0.isExpiredPayment
         }.map(\.productID))
         let products = [SimulationWorld.coins, SimulationWorld.season, SimulationWorld.pro].filter { !waiting.contains($0) }
         guard let product = products.randomElement(using: &random) else { return "outside purchase skipped: orders wait" }
@@ -184,13 +183,5 @@ extension SimulationRun {
         }
         await app.settle()
         return "the app finishes \(finished) delivered orders"
-    }
-
-    private func maybeArmCrashForLifecycle() -> String {
-        guard Double.random(in: 0..<1, using: &random) < world.plan.rates.crash else { return "" }
-        let offset = Int.random(in: 1...8, using: &random)
-        let timing: ProcessKill.Timing = Bool.random(using: &random) ? .before : .after
-        app.kill.arm(offset: offset, timing: timing)
-        return " (crash armed \(timing.rawValue) +\(offset))"
     }
 }

@@ -43,9 +43,9 @@ extension SimulationRun {
     }
 
     /// Maybe arms a crash at one of the next counted calls of this step.
-    private func maybeArmCrash() -> String {
+    func maybeArmCrash(within offsets: ClosedRange<Int> = 1...12) -> String {
         guard chance(rates.crash) else { return "" }
-        let offset = Int.random(in: 1...12, using: &random)
+        let offset = Int.random(in: offsets, using: &random)
         let timing: ProcessKill.Timing = Bool.random(using: &random) ? .before : .after
         app.kill.arm(offset: offset, timing: timing)
         return " (crash armed \(timing.rawValue) +\(offset))"
