@@ -50,6 +50,10 @@ struct DyingFileSystem: FileSystem {
         DemoKillSwitch.beforeWrite()
         try base.synchronize(descriptor, path: path)
     }
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        DemoKillSwitch.beforeWrite()
+        try base.synchronizeData(descriptor, path: path)
+    }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try base.close(descriptor, path: path)
     }

@@ -91,6 +91,20 @@ package struct POSIXFileSystem: FileSystem {
         }
     }
 
+    package func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        // Darwin's fdatasync stops at the drive's cache, like its fsync: only F_FULLFSYNC reaches the medium.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronizeData, errorNumber: errno, path: path) }
+        }
+        #else
+        while fdatasync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronizeData, errorNumber: errno, path: path) }
+        }
+        #endif
+    }
+
     package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         #if canImport(Darwin)
         let result = Darwin.close(descriptor)

@@ -24,6 +24,11 @@ extension SimulatedDisk: FileSystem {
         try perform(.synchronize, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
     }
 
+    /// The simulated disk keeps no metadata beyond directory entries, so this is `synchronize`.
+    package func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        try perform(.synchronizeData, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
+    }
+
     package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try perform(.close, path) { tree throws(DiskTree.Failure) in try tree.close(descriptor) }
     }

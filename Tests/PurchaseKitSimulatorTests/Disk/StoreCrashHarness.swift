@@ -165,6 +165,9 @@ struct SabotagedFileSystem: FileSystem {
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         if skipped != .synchronize { try disk.synchronize(descriptor, path: path) }
     }
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        if skipped != .synchronize { try disk.synchronizeData(descriptor, path: path) }
+    }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try disk.close(descriptor, path: path)
     }
