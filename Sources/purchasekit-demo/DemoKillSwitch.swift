@@ -54,6 +54,10 @@ struct DyingFileSystem: FileSystem {
         DemoKillSwitch.beforeWrite()
         try base.synchronizeData(descriptor, path: path)
     }
+    func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        DemoKillSwitch.beforeWrite()
+        try base.synchronizeFile(atPath: path)
+    }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try base.close(descriptor, path: path)
     }

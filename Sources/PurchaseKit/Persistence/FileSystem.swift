@@ -29,6 +29,8 @@ package protocol FileSystem: Sendable {
     /// needed to read it back (its size), as `fdatasync` does: the flush of an
     /// append-only journal.
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Flushes a file that is not open here (one a previous process wrote) to stable storage.
+    func synchronizeFile(atPath path: String) throws(FileSystemError)
     /// Closes an open file. Some file systems report deferred write errors here.
     func close(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// Atomically replaces `destination` with `source`; both in one file system.

@@ -138,6 +138,17 @@ package struct POSIXFileSystem: FileSystem {
         throw FileSystemError(operation: .remove, errorNumber: errno, path: path)
     }
 
+    package func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        var descriptor: Int32
+        repeat {
+            // fsync flushes the file's pages whatever the descriptor's access mode.
+            descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw FileSystemError(operation: .synchronize, errorNumber: errno, path: path) }
+        defer { try? close(descriptor, path: path) }
+        try synchronize(descriptor, path: path)
+    }
+
     package func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
         var descriptor: Int32
         repeat {

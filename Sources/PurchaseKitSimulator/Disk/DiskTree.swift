@@ -177,6 +177,14 @@ struct DiskTree: Sendable {
         nodes[id] = .file(file)
     }
 
+    /// `fsync` of a file opened by path: its live bytes become durable.
+    mutating func synchronizeFile(at path: String) throws(Failure) {
+        let id = try node(at: path)
+        guard case .file(var file) = nodes[id] else { throw Failure(errorNumber: EISDIR) }
+        file.durable = file.live
+        nodes[id] = .file(file)
+    }
+
     /// `close`.
     mutating func close(_ descriptor: Int32) throws(Failure) {
         guard openFiles.removeValue(forKey: descriptor) != nil else { throw Failure(errorNumber: EBADF) }

@@ -29,6 +29,10 @@ extension SimulatedDisk: FileSystem {
         try perform(.synchronizeData, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
     }
 
+    package func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        try perform(.synchronize, path) { tree throws(DiskTree.Failure) in try tree.synchronizeFile(at: path) }
+    }
+
     package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try perform(.close, path) { tree throws(DiskTree.Failure) in try tree.close(descriptor) }
     }

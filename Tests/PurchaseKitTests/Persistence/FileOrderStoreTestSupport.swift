@@ -115,6 +115,10 @@ final class FaultyFileSystem: FileSystem {
         if try check(.synchronizeData, path) { try base.synchronizeData(descriptor, path: path) }
     }
 
+    func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        if try check(.synchronize, path) { try base.synchronizeFile(atPath: path) }
+    }
+
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         do throws(FileSystemError) {
             _ = try check(.close, path)

@@ -70,10 +70,25 @@ struct JournalLoader {
             outcome.journalBytes += try read(JournalFiles.journalName(generation), kind: .journal, into: &outcome)
         }
         if live.count > Self.maximumJournalFiles { outcome.needsSnapshot = true }
+        flush(live.map(JournalFiles.journalName), &outcome)
         if !obsolete.isEmpty { deleteObsolete(obsolete, &outcome) }
         outcome.hasLegacyFiles = LegacyFolders(root: root, fileSystem: fileSystem).holdFiles()
         context.reset(nextGeneration: outcome.nextGeneration)
         return outcome
+    }
+
+    /// Flushes the journals a previous process wrote: it may have died with
+    /// records acknowledged before their flush still in the page cache, and
+    /// a record this process makes durable must not outlive an earlier one.
+    private func flush(_ names: [String], _ outcome: inout Outcome) {
+        guard !names.isEmpty else { return }
+        do throws(FileSystemError) {
+            for name in names { try fileSystem.synchronizeFile(atPath: folder + "/" + name) }
+            try fileSystem.synchronizeDirectory(atPath: folder)
+        } catch {
+            outcome.problems.append(.writeFailed(error, "The journal left by the previous launch could not be flushed", orderID: nil,
+                                                 advice: "Its last changes may not survive a power loss; they are flushed again at the next launch."))
+        }
     }
 
     /// Deletes what a snapshot made obsolete and temporary files of interrupted

@@ -223,6 +223,13 @@ public final class JournalOrderStore: OrderStore {
         await writer.stopAndWait()
     }
 
+    /// Stops the store's thread without a flush, as a process that dies
+    /// would leave it: crash tests use it before they cut the power.
+    package func abandon() async {
+        state.withLock { $0.isClosed = true }
+        await writer.stopAndWait()
+    }
+
     /// Returns once every queued record is written (not necessarily flushed)
     /// and any snapshot in progress is finished: tests use it to make the
     /// order of file-system calls the same in every run.
