@@ -14,13 +14,15 @@ struct LegacyFolders {
     let root: String
     let fileSystem: any FileSystem
 
-    /// Whether any of them holds an entry. A folder that cannot be listed
+    /// Whether any of them holds an entry other than a hidden file. A folder that cannot be listed
     /// counts as holding one: the import then reports why it cannot read it,
     /// rather than the orders in it being passed over.
     func holdFiles() -> Bool {
         for name in Self.names {
             do throws(FileSystemError) {
-                if try fileSystem.contentsOfDirectory(atPath: root + "/" + name).contains(where: { !$0.hasPrefix(".") }) { return true }
+                // Its own temporary files count: the import's load deletes them.
+                let entries = try fileSystem.contentsOfDirectory(atPath: root + "/" + name)
+                if entries.contains(where: { !$0.hasPrefix(".") || FileNameCoding.isTemporary($0) }) { return true }
             } catch {
                 if error.errorNumber != ENOENT { return true }
             }
