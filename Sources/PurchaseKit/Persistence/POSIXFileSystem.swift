@@ -185,21 +185,25 @@ package struct POSIXFileSystem: FileSystem {
         guard fstat(descriptor, &info) == 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
         if let unusable = UnusableFile.kind(ofMode: info.st_mode) { return .unusable(unusable) }
         // Read at most one byte more than allowed: enough to tell that a file grew past the limit.
+        // The buffer starts at the size fstat reported, so that a large file (a journal's
+        // snapshot) is read straight into place, without growing and copying.
         let limit = maximumSize + 1
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: min(64 * 1024, limit))
-        while data.count < limit {
-            let wanted = min(chunk.count, limit - data.count)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
+        var data = Data(count: min(limit, max(Int(info.st_size) + 1, 4096)))
+        var filled = 0
+        while filled < limit {
+            if filled == data.count { data.count = min(limit, data.count * 2) }
+            let wanted = data.count - filled
+            let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, wanted) }
             if count > 0 {
-                data.append(contentsOf: chunk[0..<count])
+                filled += count
             } else if count == 0 {
+                data.count = filled
                 return .data(data)
             } else if errno != EINTR {
                 throw FileSystemError(operation: .read, errorNumber: errno, path: path)
             }
         }
-        return .unusable(.tooLarge(size: Int64(data.count), limit: maximumSize))
+        return .unusable(.tooLarge(size: Int64(filled), limit: maximumSize))
     }
 
     package func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
