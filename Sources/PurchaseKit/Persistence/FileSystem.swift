@@ -29,6 +29,11 @@ package protocol FileSystem: Sendable {
     /// needed to read it back (its size), as `fdatasync` does: the flush of an
     /// append-only journal.
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Reserves the first `length` bytes of an open file, filling what is past
+    /// its end with zeros (`fallocate`), without moving its offset: writes into
+    /// reserved space change no file size, so their flushes write less
+    /// metadata. A file system that cannot reserve space may do nothing.
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError)
     /// Flushes a file that is not open here (one a previous process wrote) to stable storage.
     func synchronizeFile(atPath path: String) throws(FileSystemError)
     /// Closes an open file. Some file systems report deferred write errors here.
@@ -108,6 +113,7 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
         case write
         case synchronize = "fsync"
         case synchronizeData = "fdatasync"
+        case preallocate = "fallocate"
         case close
         case rename
         case remove = "unlink"

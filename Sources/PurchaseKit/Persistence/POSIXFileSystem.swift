@@ -138,6 +138,20 @@ package struct POSIXFileSystem: FileSystem {
         throw FileSystemError(operation: .remove, errorNumber: errno, path: path)
     }
 
+    package func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        #if os(Linux)
+        var result: Int32
+        repeat {
+            // posix_fallocate returns the error rather than setting errno.
+            result = posix_fallocate(descriptor, 0, off_t(length))
+        } while result == EINTR
+        // A file system without fallocate support is not an error: reserving space is an optimization.
+        guard result == 0 || result == EOPNOTSUPP || result == EINVAL else {
+            throw FileSystemError(operation: .preallocate, errorNumber: result, path: path)
+        }
+        #endif
+    }
+
     package func synchronizeFile(atPath path: String) throws(FileSystemError) {
         var descriptor: Int32
         repeat {

@@ -34,6 +34,8 @@ struct JournalCrashScenario {
     var steps: [JournalStep]
     /// A snapshot once the journal has grown this much (1: after every record).
     var snapshotThreshold = 1 << 20
+    /// The room a journal file reserves at a time.
+    var reservation = 4096
     var existingFolder = "/var/mobile/app"
 }
 
@@ -83,7 +85,7 @@ struct JournalCrashHarness {
         let disk = SimulatedDisk()
         var ledger = JournalLedger()
         let fileSystem: any FileSystem = sabotage.map { SabotagedFileSystem(disk: disk, skipped: $0) } ?? disk
-        var process = Process(disk: disk, fileSystem: fileSystem, threshold: scenario.snapshotThreshold)
+        var process = Process(disk: disk, fileSystem: fileSystem, threshold: scenario.snapshotThreshold, reservation: scenario.reservation)
         do {
             _ = try disk.makeDirectory(atPath: scenario.existingFolder, mode: 0o755)
             var folder = scenario.existingFolder
@@ -111,9 +113,11 @@ struct JournalCrashHarness {
         return (calls, await JournalChecks(disk: disk, root: Self.root).verify(ledger))
     }
 
-    static func openStore(_ fileSystem: any FileSystem, threshold: Int = 1 << 20) throws(PurchaseKitError) -> JournalOrderStore {
-        try JournalOrderStore(directory: URL(fileURLWithPath: root, isDirectory: true), fileSystem: fileSystem,
-                              configuration: .init(clock: ManualClock(start: TestOrders.epoch), snapshotThreshold: threshold))
+    static func openStore(_ fileSystem: any FileSystem, threshold: Int = 1 << 20, reservation: Int = 4096) throws(PurchaseKitError) -> JournalOrderStore {
+        var configuration = JournalOrderStore.Configuration(clock: ManualClock(start: TestOrders.epoch), snapshotThreshold: threshold)
+        configuration.journalReservation = reservation
+        return try JournalOrderStore(directory: URL(fileURLWithPath: root, isDirectory: true), fileSystem: fileSystem,
+                                     configuration: configuration)
     }
 
     /// The simulated app process: its store, opened by `.open`.
@@ -121,13 +125,15 @@ struct JournalCrashHarness {
         let disk: SimulatedDisk
         let fileSystem: any FileSystem
         let threshold: Int
+        let reservation: Int
         var store: JournalOrderStore?
         var legacy: FileOrderStore?
 
-        init(disk: SimulatedDisk, fileSystem: any FileSystem, threshold: Int) {
+        init(disk: SimulatedDisk, fileSystem: any FileSystem, threshold: Int, reservation: Int) {
             self.disk = disk
             self.fileSystem = fileSystem
             self.threshold = threshold
+            self.reservation = reservation
         }
 
         /// Makes one call and waits until the store's thread is idle. Returns the call's error.
@@ -138,7 +144,7 @@ struct JournalCrashHarness {
                 case .open:
                     await store?.abandon()
                     store = nil
-                    let opened = try JournalCrashHarness.openStore(fileSystem, threshold: threshold)
+                    let opened = try JournalCrashHarness.openStore(fileSystem, threshold: threshold, reservation: reservation)
                     store = opened
                     _ = try await opened.loadOpenOrders()
                 case .save(let order):

@@ -12,19 +12,21 @@ final class JournalPowerLossTests: XCTestCase {
     private let b1 = TestOrders.version(1, of: "order-b", user: "user-2")
     private let c1 = TestOrders.version(1, of: "order-c")
 
+    @discardableResult
     private func assertHolds(_ scenario: JournalCrashScenario, expectingCalls operations: [FileSystemError.Operation]? = nil,
-                             file: StaticString = #filePath, line: UInt = #line) async {
+                             file: StaticString = #filePath, line: UInt = #line) async -> JournalCrashHarness.Report {
         let report = await JournalCrashHarness().enumerate(scenario)
         for failure in report.failures.prefix(10) { XCTFail(failure, file: file, line: line) }
         XCTAssertEqual(report.crashPoints, 2 * report.calls.count + 1, file: file, line: line)
         XCTAssertEqual(report.runs, report.crashPoints * StoreCrashHarness.policies.count, file: file, line: line)
         if let operations { XCTAssertEqual(report.calls.map(\.operation), operations, "\(report.calls)", file: file, line: line) }
         print("\(scenario.name): \(report.calls.count) calls, \(report.crashPoints) crash points, \(report.runs) runs")
+        return report
     }
 
     func testTheFirstSaveCreatesTheJournalFile() async {
         await assertHolds(JournalCrashScenario(name: "first save", setUp: [.open], steps: [.save(a1)]),
-                          expectingCalls: [.create, .write, .synchronizeData, .synchronizeDirectory])
+                          expectingCalls: [.create, .preallocate, .write, .synchronizeData, .synchronizeDirectory])
     }
 
     func testALaterSaveIsOneAppendAndOneFlush() async {
@@ -38,6 +40,12 @@ final class JournalPowerLossTests: XCTestCase {
         await assertHolds(JournalCrashScenario(name: "unflushed", setUp: [.open, .save(a1)],
                                                steps: [.save(created), .save(completed), .archive("order-a"), .save(b1)]),
                           expectingCalls: [.write, .write, .write, .write, .synchronizeData])
+    }
+
+    func testAppendsThatOutgrowTheReservedRoomReserveMore() async {
+        let steps: [JournalStep] = [.save(a1), .save(b1), .archive("order-b"), .save(a2), .save(c1)]
+        let report = await assertHolds(JournalCrashScenario(name: "reservations", setUp: [.open], steps: steps, reservation: 256))
+        XCTAssertGreaterThanOrEqual(report.calls.filter { $0.operation == .preallocate }.count, 3, "\(report.calls)")
     }
 
     func testARemoval() async {

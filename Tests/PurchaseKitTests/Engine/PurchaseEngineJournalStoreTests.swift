@@ -119,6 +119,9 @@ private struct DyingDisk: FileSystem {
     func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.write(data, to: descriptor, path: path) } }
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronize(descriptor, path: path) } }
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronizeData(descriptor, path: path) } }
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        try call { () throws(FileSystemError) in try disk.preallocate(descriptor, length: length, path: path) }
+    }
     func synchronizeFile(atPath path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronizeFile(atPath: path) } }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.close(descriptor, path: path) } }
     func rename(_ source: String, to destination: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.rename(source, to: destination) } }

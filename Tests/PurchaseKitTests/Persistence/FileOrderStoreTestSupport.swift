@@ -115,6 +115,10 @@ final class FaultyFileSystem: FileSystem {
         if try check(.synchronizeData, path) { try base.synchronizeData(descriptor, path: path) }
     }
 
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        if try check(.preallocate, path) { try base.preallocate(descriptor, length: length, path: path) }
+    }
+
     func synchronizeFile(atPath path: String) throws(FileSystemError) {
         if try check(.synchronize, path) { try base.synchronizeFile(atPath: path) }
     }

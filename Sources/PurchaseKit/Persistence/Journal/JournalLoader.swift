@@ -106,7 +106,7 @@ struct JournalLoader {
         }
     }
 
-    /// Reads one file into the index. Returns its size.
+    /// Reads one file into the index. Returns the size of its records.
     private func read(_ name: String, kind: JournalRecord.FileKind, into outcome: inout Outcome) throws(PurchaseKitError) -> Int {
         let label = "journal/\(name)"
         let contents: FileContents
@@ -143,7 +143,7 @@ struct JournalLoader {
             outcome.problems.append(missing)
             outcome.needsSnapshot = true
         }
-        return data.count
+        return replay.endOfRecords
     }
 
     private func log(_ level: LogLevel, _ message: String, _ metadata: [String: String]) {

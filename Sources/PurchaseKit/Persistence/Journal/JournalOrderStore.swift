@@ -82,6 +82,8 @@ public final class JournalOrderStore: OrderStore {
         public var snapshotThreshold: Int
         /// The file-system calls; tests replace them to inject faults.
         package var fileSystem: any FileSystem = POSIXFileSystem()
+        /// How much room a journal file reserves ahead of its end at a time; 0 reserves none.
+        package var journalReservation = 256 * 1024
 
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
@@ -119,7 +121,7 @@ public final class JournalOrderStore: OrderStore {
         self.folder = root + "/" + JournalFiles.folderName
         self.quarantinePath = root + "/" + JournalFiles.quarantineFolderName
         try StoreFolders.prepare(root: root, folders: [folder, quarantinePath], fileSystem: configuration.fileSystem)
-        writer = JournalWriter(fileSystem: configuration.fileSystem, folder: folder)
+        writer = JournalWriter(fileSystem: configuration.fileSystem, folder: folder, reservation: configuration.journalReservation)
     }
 
     /// Opens the store over another file system than the real one, such as

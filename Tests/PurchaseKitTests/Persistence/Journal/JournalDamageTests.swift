@@ -11,7 +11,8 @@ final class JournalDamageTests: XCTestCase {
 
     /// A journal of a header and four records, and the file size after each.
     private func writeSmallJournal(_ directory: URL) async throws -> (file: URL, ends: [Int], states: [[String: StoredState]]) {
-        let store = try makeJournalStore(directory)
+        // No reserved room: the file's size is where its records end.
+        let store = try makeJournalStore(directory, reservation: 0)
         var states: [[String: StoredState]] = [[:]]
         var ends = [JournalFrame.headerSize + 11]  // the header record: kind, format, file kind, generation
         var current: [String: StoredState] = [:]
@@ -195,7 +196,8 @@ final class JournalDamageTests: XCTestCase {
 
     func testARecordWithAValidChecksumButUnreadableContentIsSetAside() async throws {
         let directory = try makeTemporaryDirectory(self)
-        let store = try makeJournalStore(directory)
+        // No reserved room, so that the record appended below follows the last one.
+        let store = try makeJournalStore(directory, reservation: 0)
         try await store.save(makeOrder("o-1"))
         await store.close()
         let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")

@@ -20,7 +20,7 @@ final class JournalDurabilityTests: XCTestCase {
         _ = try await store.loadOpenOrders()
         var order = makeOrder("o-1", status: .created)
         var cost = try await calls(fileSystem, store) { try await store.save(order) }
-        XCTAssertEqual(cost, [.create: 1, .write: 1], "created: written, not flushed")
+        XCTAssertEqual(cost, [.create: 1, .preallocate: 1, .write: 1], "created: written, not flushed; the new file reserves room")
         order.status = .purchasing
         cost = try await calls(fileSystem, store) { try await store.save(order) }
         XCTAssertEqual(cost, [.write: 1, .synchronizeData: 1, .synchronizeDirectory: 1], "the first flush makes the new file's entry durable too")
@@ -46,7 +46,7 @@ final class JournalDurabilityTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let gate = GatedFileSystem()
-        let writer = JournalWriter(fileSystem: gate, folder: directory.path)
+        let writer = JournalWriter(fileSystem: gate, folder: directory.path, reservation: 0)
         writer.run { $0.reset(nextGeneration: 1) }
         var writer1 = ByteWriter()
         JournalRecord.remove(id: "o-0", into: &writer1)
@@ -187,6 +187,10 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         count(.synchronize)
         try base.synchronize(descriptor, path: path)
+    }
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        count(.preallocate)
+        try base.preallocate(descriptor, length: length, path: path)
     }
     func synchronizeFile(atPath path: String) throws(FileSystemError) {
         count(.synchronize)
