@@ -17,9 +17,9 @@ import Foundation
 /// journal. Records queued while a flush is in progress are written and
 /// flushed together (group commit). A call returns once its record is durable,
 /// except for the three changes whose loss a launch makes good, which return
-/// as soon as their record is queued and become durable with the next flush
-/// (records reach the disk in order, so a later durable record makes every
-/// earlier one durable too):
+/// as soon as their record is queued, and are written and flushed with the
+/// next record that needs a flush (records reach the disk in order, so a later
+/// durable record makes every earlier one durable too):
 ///
 /// - an order saved as ``OrderStatus/created``: no payment has started — the
 ///   engine saves it `purchasing`, durably, before the store sees the payment —

@@ -9,9 +9,11 @@ import Foundation
 /// together by one `write` and made durable by one `fdatasync`, so that many
 /// saves in flight share a flush: the more that wait, the cheaper each one.
 /// A record whose save must be durable before it returns carries a waiter,
-/// resumed once the flush that covers it has returned; a record that may be
-/// acknowledged before its flush (see ``JournalOrderStore``) is written at
-/// once and made durable by the next flush.
+/// resumed once the flush that covers it has returned. A record that may be
+/// acknowledged before its flush (see ``JournalOrderStore``) does not wake
+/// the thread: it waits, in memory, for the next record that does (or a
+/// flush, a snapshot, ``waitUntilIdle()``, the end of the thread), and is
+/// written and flushed with it, so that it costs no call of its own.
 ///
 /// After a failed write or flush the journal file is in an unknown state: the
 /// thread stops writing to it and fails every record queued behind, until the
@@ -114,6 +116,9 @@ final class JournalWriter: Sendable {
         var bytes = Data()
         var needsFlush = false
         var waiters: [Waiter] = []
+
+        /// Nothing in it asks for a flush or waits: it can wait for the next batch.
+        var canWait: Bool { !needsFlush && waiters.isEmpty }
     }
 
     fileprivate enum Item: Sendable {
@@ -128,6 +133,8 @@ final class JournalWriter: Sendable {
         var isBusy = false
         var isStopped = false
         var hasFailed = false
+        /// Someone waits for the thread to be idle: write a batch that could wait.
+        var writeWaitingBatch = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -158,7 +165,7 @@ final class JournalWriter: Sendable {
     /// Queues journal bytes. With a `waiter`, it is resumed once they are
     /// durable, or with the error that prevented it.
     func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?) {
-        enqueue { items in
+        enqueue(wake: needsFlush || waiter != nil) { items in
             if case .batch(var batch) = items.last {
                 items.removeLast()
                 batch.bytes.append(contentsOf: bytes)
@@ -202,11 +209,14 @@ final class JournalWriter: Sendable {
     /// Returns once the thread has nothing left to do.
     func waitUntilIdle() async {
         await withCheckedContinuation { continuation in
-            let isIdle = queue.withLock { q -> Bool in
-                if q.items.isEmpty, !q.isBusy { return true }
+            let (isIdle, wake) = queue.withLock { q -> (Bool, Bool) in
+                if q.items.isEmpty, !q.isBusy { return (true, false) }
                 q.idleWaiters.append(continuation)
-                return false
+                q.writeWaitingBatch = true
+                defer { q.threadIsWaiting = false }
+                return (false, q.threadIsWaiting)
             }
+            if wake { self.wake.signal() }
             if isIdle { continuation.resume() }
         }
     }
@@ -237,10 +247,11 @@ final class JournalWriter: Sendable {
     }
 
     @discardableResult
-    private func enqueue(_ add: (inout [Item]) -> Void) -> Bool {
+    private func enqueue(wake wakesThread: Bool = true, _ add: (inout [Item]) -> Void) -> Bool {
         let signal = queue.withLock { q -> Bool? in
             guard !q.isStopped else { return nil }
             add(&q.items)
+            guard wakesThread else { return false }
             defer { q.threadIsWaiting = false }
             return q.threadIsWaiting
         }
@@ -276,6 +287,8 @@ final class JournalWriter: Sendable {
             let next = queue.withLock { q -> Next in
                 let next: Next
                 switch q.items.first {
+                case .batch(let batch)? where batch.canWait && q.items.count == 1 && !q.isStopped && !q.writeWaitingBatch:
+                    next = hasBackground ? .step : .wait
                 case .batch(let batch)?:
                     next = .batch(batch)
                 case .job(let job)? where !hasBackground:
@@ -294,8 +307,11 @@ final class JournalWriter: Sendable {
                 case .wait, .stop:
                     q.isBusy = false
                     if case .wait = next { q.threadIsWaiting = true }
-                    idle = q.idleWaiters
-                    q.idleWaiters = []
+                    if q.items.isEmpty {
+                        idle = q.idleWaiters
+                        q.idleWaiters = []
+                        q.writeWaitingBatch = false
+                    }
                 }
                 return next
             }

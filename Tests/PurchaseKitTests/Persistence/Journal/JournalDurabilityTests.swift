@@ -42,6 +42,28 @@ final class JournalDurabilityTests: XCTestCase {
         XCTAssertEqual(cost, [.write: 1, .synchronizeData: 1])
     }
 
+    func testTheOrderAndItsPaymentStartShareOneWriteAndOneFlush() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = try await store.loadOpenOrders()
+        _ = fileSystem.takeCalls()
+        var order = makeOrder("o-1", status: .created)
+        try await store.save(order)
+        order.status = .purchasing
+        try await store.save(order)
+        XCTAssertEqual(fileSystem.takeCalls(), [.create: 1, .preallocate: 1, .write: 1, .synchronizeData: 1, .synchronizeDirectory: 1],
+                       "the created record waited for the purchasing one")
+        order.status = .completed
+        try await store.save(order)
+        try await store.archive(orderID: "o-1")
+        XCTAssertEqual(fileSystem.takeCalls(), [:], "completed and the archive wait in memory")
+        try await store.save(makeOrder("o-2"))
+        XCTAssertEqual(fileSystem.takeCalls(), [.write: 1, .synchronizeData: 1], "and go with the next durable record")
+        let (_, report) = try await reopen(store, directory)
+        XCTAssertEqual(report.orders.map(\.id), ["o-2"])
+    }
+
     func testRecordsQueuedDuringAFlushShareTheNextOne() async throws {
         let directory = try makeTemporaryDirectory(self)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
