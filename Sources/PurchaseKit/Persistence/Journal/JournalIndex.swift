@@ -30,15 +30,17 @@ struct JournalIndex: Sendable {
     private(set) var stored: [String: Data] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
+    /// Each user's orders, built at the first question about a user rather
+    /// than at launch (most launches ask none), then kept up to date.
     private var openIDsByUser: [String: Set<String>] = [:]
     private var storedIDsByUser: [String: Set<String>] = [:]
+    private var usersAreIndexed = false
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
     mutating func reserveCapacity(_ count: Int) {
         entries.reserveCapacity(count)
         openOrders.reserveCapacity(count)
         idByToken.reserveCapacity(count)
-        idByTransaction.reserveCapacity(count)
     }
 
     func entry(for id: String) -> Entry? { entries[id] }
@@ -48,13 +50,21 @@ struct JournalIndex: Sendable {
     func orderID(forToken token: String) -> String? { idByToken[token] }
 
     /// Every order id of one user, open, archived and compacted.
-    func orderIDs(forUser userID: String) -> [String] {
-        Array(openIDsByUser[userID] ?? []) + Array(storedIDsByUser[userID] ?? [])
+    mutating func orderIDs(forUser userID: String) -> [String] {
+        indexUsers()
+        return Array(openIDsByUser[userID] ?? []) + Array(storedIDsByUser[userID] ?? [])
     }
 
     /// The open orders of one user, oldest first.
-    func openOrders(forUser userID: String) -> [Order] {
-        Self.inCreationOrder((openIDsByUser[userID] ?? []).compactMap { openOrders[$0] })
+    mutating func openOrders(forUser userID: String) -> [Order] {
+        indexUsers()
+        return Self.inCreationOrder((openIDsByUser[userID] ?? []).compactMap { openOrders[$0] })
+    }
+
+    private mutating func indexUsers() {
+        guard !usersAreIndexed else { return }
+        usersAreIndexed = true
+        for (id, entry) in entries { addToUser(id, entry) }
     }
 
     /// The order with this id, wherever it stands (decoding an archived one).
@@ -68,21 +78,20 @@ struct JournalIndex: Sendable {
     // MARK: Changes
 
     /// Makes `order` the open version of its id, replacing whatever was known about it.
-    mutating func putOpen(_ order: Order) {
-        unlink(order.id, keepingTransaction: order.transactionID, token: order.token)
+    mutating func putOpen(_ order: consuming Order) {
         let entry = Entry(place: .open, userID: order.userID, token: order.token,
                           transactionID: order.transactionID, updatedAt: order.updatedAt)
-        entries[order.id] = entry
+        // One lookup for the usual case, a new id (every order a launch reads).
+        if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
         openOrders[order.id] = order
         link(order.id, entry)
     }
 
     /// Records an archived or compacted order from its binary form.
     mutating func putStored(_ keys: OrderBinaryCoding.Keys, bytes: Data, place: Place) {
-        unlink(keys.id, keepingTransaction: keys.transactionID, token: keys.token)
         let entry = Entry(place: place, userID: keys.userID, token: keys.token,
                           transactionID: keys.transactionID, updatedAt: keys.updatedAt)
-        entries[keys.id] = entry
+        if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
         stored[keys.id] = bytes
         link(keys.id, entry)
     }
@@ -102,34 +111,38 @@ struct JournalIndex: Sendable {
     /// Forgets an order. Returns whether there was one.
     @discardableResult
     mutating func remove(id: String) -> Bool {
-        guard entries[id] != nil else { return false }
-        unlink(id, keepingTransaction: nil, token: nil)
+        guard let old = entries.removeValue(forKey: id) else { return false }
+        unlink(id, old, keeping: nil)
         return true
     }
 
-    /// Drops an order's entry and its place in the tables. The transaction and
-    /// token links go only if they still point here and the new version does
-    /// not keep them: another order may have claimed them since.
-    @discardableResult
-    private mutating func unlink(_ id: String, keepingTransaction transactionID: String?, token: String?) -> Entry? {
-        guard let old = entries.removeValue(forKey: id) else { return nil }
-        if let oldTransaction = old.transactionID, oldTransaction != transactionID, idByTransaction[oldTransaction] == id {
+    /// Drops what `old`, the entry an order had, put in the other tables. The
+    /// transaction and token links go only if they still point here and the
+    /// new version (`kept`) does not keep them: another order may have
+    /// claimed them since.
+    private mutating func unlink(_ id: String, _ old: Entry, keeping kept: Entry?) {
+        if let oldTransaction = old.transactionID, oldTransaction != kept?.transactionID, idByTransaction[oldTransaction] == id {
             idByTransaction[oldTransaction] = nil
         }
-        if let oldToken = old.token, oldToken != token, idByToken[oldToken] == id { idByToken[oldToken] = nil }
+        if let oldToken = old.token, oldToken != kept?.token, idByToken[oldToken] == id { idByToken[oldToken] = nil }
         if old.place == .open {
-            openOrders[id] = nil
-            Self.drop(id, of: old.userID, from: &openIDsByUser)
+            if kept?.place != .open { openOrders[id] = nil }
+            if usersAreIndexed, kept?.place != .open || kept?.userID != old.userID { Self.drop(id, of: old.userID, from: &openIDsByUser) }
         } else {
-            stored[id] = nil
-            Self.drop(id, of: old.userID, from: &storedIDsByUser)
+            if kept == nil || kept?.place == .open { stored[id] = nil }
+            if usersAreIndexed, kept == nil || kept?.place == .open || kept?.userID != old.userID {
+                Self.drop(id, of: old.userID, from: &storedIDsByUser)
+            }
         }
-        return old
     }
 
     private mutating func link(_ id: String, _ entry: Entry) {
         if let transactionID = entry.transactionID { idByTransaction[transactionID] = id }
         if let token = entry.token { idByToken[token] = id }
+        if usersAreIndexed { addToUser(id, entry) }
+    }
+
+    private mutating func addToUser(_ id: String, _ entry: Entry) {
         if entry.place == .open {
             openIDsByUser[entry.userID, default: []].insert(id)
         } else {
@@ -142,14 +155,17 @@ struct JournalIndex: Sendable {
         if table[userID]?.isEmpty == true { table[userID] = nil }
     }
 
-    /// Oldest first; the id breaks ties so the order is stable. Sorts positions,
-    /// not orders, so that a launch with many open orders moves each order once.
-    static func inCreationOrder(_ orders: [Order]) -> [Order] {
-        let positions = orders.indices.sorted { a, b in
-            let left = orders[a].createdAt, right = orders[b].createdAt
-            if left != right { return left < right }
-            return orders[a].id < orders[b].id
+    /// Oldest first; the id breaks ties so the order is stable. Sorts small
+    /// keys, not orders, so that a launch with many open orders copies each
+    /// order once.
+    static func inCreationOrder<Orders: Collection<Order>>(_ orders: Orders) -> [Order] {
+        var keys: [(createdAt: Date, position: Orders.Index)] = []
+        keys.reserveCapacity(orders.count)
+        for position in orders.indices { keys.append((orders[position].createdAt, position)) }
+        keys.sort { a, b in
+            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+            return orders[a.position].id < orders[b.position].id
         }
-        return positions.map { orders[$0] }
+        return keys.map { orders[$0.position] }
     }
 }

@@ -9,9 +9,9 @@ extension JournalOrderStore {
         try await ready()
         let (open, problems) = state.withLock { s in
             defer { s.unreportedProblems = [] }
-            return (Array(s.index.openOrders.values), s.unreportedProblems)
+            return (s.index.openOrders, s.unreportedProblems)
         }
-        return OrderLoadReport(orders: JournalIndex.inCreationOrder(open), problems: problems)
+        return OrderLoadReport(orders: JournalIndex.inCreationOrder(open.values), problems: problems)
     }
 
     /// The open orders of one user, oldest first.

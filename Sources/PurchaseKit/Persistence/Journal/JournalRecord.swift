@@ -5,7 +5,7 @@ import Foundation
 ///
 /// | kind | payload after the kind byte | meaning |
 /// |---|---|---|
-/// | 1 header | format version (1), file kind (1 journal, 2 snapshot), generation (u64) | first record of every file |
+/// | 1 header | format version (1), file kind (1 journal, 2 snapshot), generation (u64), orders that follow (u64; 0 in a journal) | first record of every file |
 /// | 2 put | place (1 open, 2 archived, 3 compacted), the order (``OrderBinaryCoding``) | the order's current version |
 /// | 3 archive | order id | the open order moves to the archive |
 /// | 4 remove | order id | the order is deleted |
@@ -27,7 +27,7 @@ enum JournalRecord {
 
     /// A record as read back. Ranges are into the file's bytes.
     enum Parsed {
-        case header(format: UInt8, kind: FileKind, generation: UInt64)
+        case header(format: UInt8, kind: FileKind, generation: UInt64, orders: UInt64)
         case put(JournalIndex.Place, order: Range<Int>)
         case archive(id: String)
         case remove(id: String)
@@ -36,12 +36,13 @@ enum JournalRecord {
 
     // MARK: Writing
 
-    static func header(_ kind: FileKind, generation: UInt64, into writer: inout ByteWriter) {
+    static func header(_ kind: FileKind, generation: UInt64, orders: UInt64 = 0, into writer: inout ByteWriter) {
         let start = JournalFrame.start(&writer)
         writer.byte(Kind.header.rawValue)
         writer.byte(formatVersion)
         writer.byte(kind.rawValue)
         writer.uint64(generation)
+        writer.uint64(orders)
         JournalFrame.finish(&writer, from: start)
     }
 
@@ -94,9 +95,12 @@ enum JournalRecord {
         switch kind {
         case .header:
             let format = try reader.byte("format version")
+            // A newer format may lay its header out differently: report it before reading further.
+            guard format <= formatVersion else { return .header(format: format, kind: .journal, generation: 0, orders: 0) }
             let rawFile = try reader.byte("file kind")
             guard let file = FileKind(rawValue: rawFile) else { throw BinaryDamage("the file kind \(rawFile) is unknown") }
-            parsed = .header(format: format, kind: file, generation: try reader.uint64("generation"))
+            let generation = try reader.uint64("generation")
+            parsed = .header(format: format, kind: file, generation: generation, orders: try reader.uint64("orders"))
         case .put:
             let rawPlace = try reader.byte("place")
             guard let place = JournalIndex.Place(rawValue: rawPlace) else { throw BinaryDamage("the place \(rawPlace) is unknown") }

@@ -36,8 +36,10 @@ struct JournalReplay {
             guard newerFormat == nil else { return }
             do throws(BinaryDamage) {
                 switch try JournalRecord.parse(bytes, payload: payload) {
-                case .header(let format, _, _):
+                case .header(let format, _, _, let orders):
                     if isFirst, format > JournalRecord.formatVersion { newerFormat = format }
+                    // Room for every order at once: a launch does not grow the tables step by step.
+                    if isFirst, orders > 0 { index.reserveCapacity(index.entries.count + Int(min(orders, UInt64(bytes.count / 16)))) }
                 case .put(let place, let range):
                     try put(place, UnsafeRawBufferPointer(rebasing: bytes[range]), into: &index)
                     puts += 1

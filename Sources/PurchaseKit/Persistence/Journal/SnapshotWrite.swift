@@ -64,7 +64,7 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
                 .sorted { $0.id < $1.id }
             let path = context.folder + "/" + FileNameCoding.temporaryName()
             file = (try fileSystem.createFile(atPath: path, mode: JournalFiles.fileMode), path)
-            JournalRecord.header(.snapshot, generation: generation, into: &out)
+            JournalRecord.header(.snapshot, generation: generation, orders: UInt64(open.count + stored.count), into: &out)
         }
         guard let file else { return true }
         let total = open.count + stored.count

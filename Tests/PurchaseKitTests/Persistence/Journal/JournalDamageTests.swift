@@ -14,7 +14,7 @@ final class JournalDamageTests: XCTestCase {
         // No reserved room: the file's size is where its records end.
         let store = try makeJournalStore(directory, reservation: 0)
         var states: [[String: StoredState]] = [[:]]
-        var ends = [JournalFrame.headerSize + 11]  // the header record: kind, format, file kind, generation
+        var ends = [JournalFrame.headerSize + 19]  // the header record: kind, format, file kind, generation, orders
         var current: [String: StoredState] = [:]
         let a = makeOrder("o-a", transactionID: "t-a"), b = makeOrder("o-b", user: "user-2", status: .completed)
         var a2 = a
@@ -235,7 +235,7 @@ final class JournalDamageTests: XCTestCase {
         try manager.createDirectory(at: directory.appendingPathComponent("journal"), withIntermediateDirectories: true)
         var writer = ByteWriter()
         let start = JournalFrame.start(&writer)
-        writer.bytes += [JournalRecord.Kind.header.rawValue, 2, JournalRecord.FileKind.journal.rawValue, 1, 0, 0, 0, 0, 0, 0, 0]
+        writer.bytes += [JournalRecord.Kind.header.rawValue, 2, JournalRecord.FileKind.journal.rawValue, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         JournalFrame.finish(&writer, from: start)
         let path = directory.appendingPathComponent("journal/\(JournalFiles.journalName(1))")
         try Data(writer.bytes).write(to: path)
