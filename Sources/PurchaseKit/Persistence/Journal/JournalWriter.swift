@@ -29,7 +29,7 @@ final class JournalWriter: Sendable {
         let folder: String
         /// How much room a journal file reserves at a time (0: none).
         let reservation: Int
-        fileprivate let queue: Locked<Queue>
+        let queue: Locked<Queue>
         /// The journal being appended to, once its first record is written.
         var journal: OpenJournal?
         /// The generation of the next journal file to create.
@@ -83,7 +83,7 @@ final class JournalWriter: Sendable {
             journal = nil
         }
 
-        fileprivate mutating func fail(_ error: FileSystemError) {
+        mutating func fail(_ error: FileSystemError) {
             failure = error
             closeJournal()
             queue.withLock { $0.hasFailed = true }
@@ -112,7 +112,7 @@ final class JournalWriter: Sendable {
     }
 
     /// Records queued together, written by one call.
-    fileprivate struct Batch: Sendable {
+    struct Batch: Sendable {
         var bytes = Data()
         var needsFlush = false
         var waiters: [Waiter] = []
@@ -121,13 +121,13 @@ final class JournalWriter: Sendable {
         var canWait: Bool { !needsFlush && waiters.isEmpty }
     }
 
-    fileprivate enum Item: Sendable {
+    enum Item: Sendable {
         case batch(Batch)
         case job(@Sendable (inout Context) -> Void)
         case background(any BackgroundWork)
     }
 
-    fileprivate struct Queue: Sendable {
+    struct Queue: Sendable {
         var items: [Item] = []
         var threadIsWaiting = false
         var isBusy = false
@@ -138,8 +138,8 @@ final class JournalWriter: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let queue = Locked(Queue())
-    private let wake = DispatchSemaphore(value: 0)
+    let queue = Locked(Queue())
+    let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the thread.
@@ -271,131 +271,6 @@ final class JournalWriter: Sendable {
     static let closedError = PurchaseKitError(
         .persistenceWriteFailed, "The order store was closed; nothing more is written.",
         advice: "Open a new store on the same directory.")
-
-    // MARK: The thread
-
-    private enum Next {
-        case batch(Batch), job(@Sendable (inout Context) -> Void), begin(any BackgroundWork), step, wait, stop
-    }
-
-    private static func run(_ initial: Context, queue: Locked<Queue>, wake: DispatchSemaphore) {
-        var context = initial
-        var background: (any BackgroundWork)?
-        while true {
-            let hasBackground = background != nil
-            var idle: [CheckedContinuation<Void, Never>] = []
-            let next = queue.withLock { q -> Next in
-                let next: Next
-                switch q.items.first {
-                case .batch(let batch)? where batch.canWait && q.items.count == 1 && !q.isStopped && !q.writeWaitingBatch:
-                    next = hasBackground ? .step : .wait
-                case .batch(let batch)?:
-                    next = .batch(batch)
-                case .job(let job)? where !hasBackground:
-                    next = .job(job)
-                case .background(let work)? where !hasBackground:
-                    next = .begin(work)
-                default:
-                    next = hasBackground ? .step : q.isStopped ? .stop : .wait
-                }
-                switch next {
-                case .batch, .job, .begin:
-                    q.items.removeFirst()
-                    q.isBusy = true
-                case .step:
-                    q.isBusy = true
-                case .wait, .stop:
-                    q.isBusy = false
-                    if case .wait = next { q.threadIsWaiting = true }
-                    if q.items.isEmpty {
-                        idle = q.idleWaiters
-                        q.idleWaiters = []
-                        q.writeWaitingBatch = false
-                    }
-                }
-                return next
-            }
-            for waiter in idle { waiter.resume() }
-            switch next {
-            case .batch(let batch):
-                write(batch, &context)
-            case .job(let job):
-                job(&context)
-            case .begin(let work):
-                background = work
-            case .step:
-                if background?.step(&context) == true { background = nil }
-            case .wait:
-                wake.wait()
-            case .stop:
-                context.closeJournal()
-                return
-            }
-        }
-    }
-
-    /// Writes a batch with one call, flushes if any record in it must be
-    /// durable, and answers its waiters.
-    private static func write(_ batch: Batch, _ context: inout Context) {
-        if let failure = context.failure {
-            let error = Self.writeError(failure)
-            for waiter in batch.waiters { waiter.resume(throwing: error) }
-            return
-        }
-        let fileSystem = context.fileSystem
-        do throws(FileSystemError) {
-            if !batch.bytes.isEmpty {
-                var bytes = batch.bytes
-                if context.journal == nil { bytes = try openJournal(&context) + bytes }
-                guard var journal = context.journal else { return }
-                reserve(bytes.count, in: &journal, context)
-                // Marked first: after a failed write the file may hold part of the bytes.
-                journal.hasUnflushedBytes = true
-                context.journal = journal
-                try fileSystem.write(bytes, to: journal.descriptor, path: journal.path)
-                context.journal?.size += bytes.count
-            }
-            if batch.needsFlush { try context.flushJournal() }
-        } catch {
-            context.fail(error)
-            let failure = Self.writeError(error)
-            for waiter in batch.waiters { waiter.resume(throwing: failure) }
-            return
-        }
-        for waiter in batch.waiters { waiter.resume() }
-    }
-
-    /// Reserves room ahead of the journal's end, a chunk at a time, so that an
-    /// append changes no file size and its `fdatasync` writes the data alone:
-    /// about a third cheaper on ext4. A reservation that fails costs nothing
-    /// but that speed; a reader takes the zeros past the last record for what
-    /// they are.
-    private static func reserve(_ count: Int, in journal: inout OpenJournal, _ context: Context) {
-        guard context.reservation > 0, journal.size + count > journal.reserved else { return }
-        let wanted = (journal.size + count + context.reservation) / context.reservation * context.reservation
-        if (try? context.fileSystem.preallocate(journal.descriptor, length: wanted, path: journal.path)) != nil {
-            journal.reserved = wanted
-        }
-    }
-
-    /// Creates the next journal file and returns its header record, to be written with the first batch.
-    private static func openJournal(_ context: inout Context) throws(FileSystemError) -> Data {
-        let generation = context.nextGeneration
-        let path = context.folder + "/" + JournalFiles.journalName(generation)
-        let descriptor = try context.fileSystem.createFile(atPath: path, mode: JournalFiles.fileMode)
-        context.nextGeneration = generation + 1
-        context.journal = OpenJournal(descriptor: descriptor, path: path)
-        var header = ByteWriter(capacity: 32)
-        JournalRecord.header(.journal, generation: generation, into: &header)
-        return Data(header.bytes)
-    }
-
-    static func writeError(_ error: FileSystemError) -> PurchaseKitError {
-        PurchaseKitError.writeFailed(
-            error, "The order journal could not be written", orderID: nil,
-            advice: "The change may or may not survive a restart; the store reloads from disk at its next call. "
-                + "Check free space and storage health, then try again.")
-    }
 }
 
 /// Resumes a continuation at most once, from whichever side gets there first.
