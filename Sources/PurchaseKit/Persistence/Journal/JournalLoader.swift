@@ -59,15 +59,23 @@ struct JournalLoader {
             }
         }
         outcome.nextGeneration = ((snapshots + journals).max() ?? 0) + 1
-        let base = snapshots.max()
+        // The newest snapshot that is a file of ours; an entry that only bears the name is set aside.
+        var base: UInt64?
+        for generation in snapshots.sorted(by: >) {
+            guard let size = try read(JournalFiles.snapshotName(generation), kind: .snapshot, into: &outcome) else { continue }
+            outcome.snapshotBytes = size
+            base = generation
+            break
+        }
         if let base {
             obsolete += snapshots.filter { $0 < base }.map(JournalFiles.snapshotName)
             obsolete += journals.filter { $0 < base }.map(JournalFiles.journalName)
-            outcome.snapshotBytes = try read(JournalFiles.snapshotName(base), kind: .snapshot, into: &outcome)
         }
-        let live = journals.filter { $0 >= base ?? 0 }.sorted()
-        for generation in live {
-            outcome.journalBytes += try read(JournalFiles.journalName(generation), kind: .journal, into: &outcome)
+        var live: [UInt64] = []
+        for generation in journals.sorted() where generation >= base ?? 0 {
+            guard let size = try read(JournalFiles.journalName(generation), kind: .journal, into: &outcome) else { continue }
+            outcome.journalBytes += size
+            live.append(generation)
         }
         if live.count > Self.maximumJournalFiles { outcome.needsSnapshot = true }
         flush(live.map(JournalFiles.journalName), &outcome)
@@ -106,8 +114,9 @@ struct JournalLoader {
         }
     }
 
-    /// Reads one file into the index. Returns the size of its records.
-    private func read(_ name: String, kind: JournalRecord.FileKind, into outcome: inout Outcome) throws(PurchaseKitError) -> Int {
+    /// Reads one file into the index. Returns the size of its records, or nil
+    /// when the entry was no file of ours (a link, a FIFO...) and was set aside.
+    private func read(_ name: String, kind: JournalRecord.FileKind, into outcome: inout Outcome) throws(PurchaseKitError) -> Int? {
         let label = "journal/\(name)"
         let contents: FileContents
         do throws(FileSystemError) {
@@ -125,7 +134,7 @@ struct JournalLoader {
         case .unusable(let unusable):
             // Not a file PurchaseKit writes: set aside, like any foreign entry.
             outcome.problems.append(quarantine.move(name, from: folder, label: label, damage: .unusableEntry(label, unusable)))
-            return 0
+            return nil
         }
         var replay = JournalReplay(label: label, kind: kind, maximumRecordSize: configuration.maximumRecordSize)
         data.withUnsafeBytes { replay.apply($0, to: &outcome.index) }

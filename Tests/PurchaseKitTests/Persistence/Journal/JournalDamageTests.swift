@@ -2,6 +2,11 @@ import Foundation
 import XCTest
 @testable import PurchaseKit
 import PurchaseKitSimulator
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A journal cut at every byte, with garbage after it, with a record torn in
 /// the middle, and a damaged snapshot: the store opens, keeps every whole
@@ -228,6 +233,22 @@ final class JournalDamageTests: XCTestCase {
         XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt])
         XCTAssertFalse(journalFiles(directory).contains("notes.txt"))
         XCTAssertTrue(names(in: directory, "quarantine").contains { $0.hasSuffix("notes.txt") })
+    }
+
+    func testAnEntryThatOnlyBearsASnapshotsNameIsSetAsideAndTheRealSnapshotStillCounts() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let (orders, _) = try await snapshotStore(directory)
+        let impostor = directory.appendingPathComponent("journal/\(JournalFiles.snapshotName(0xFFFF))")
+        XCTAssertEqual(mkfifo(impostor.path, 0o600), 0)
+        let store = try makeJournalStore(directory)
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders, orders, "the real snapshot and its journal were read, and kept")
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceUnusableFile])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: impostor.path))
+        await store.close()
+        let again = try await makeJournalStore(directory).loadOpenOrders()
+        XCTAssertEqual(again.orders, orders)
+        XCTAssertTrue(again.problems.isEmpty)
     }
 
     func testAJournalFromANewerFormatIsRefusedAndLeftAlone() async throws {
