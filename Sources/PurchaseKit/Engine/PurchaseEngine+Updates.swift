@@ -33,7 +33,8 @@ extension PurchaseEngine {
                 log(.warning, "A paid update without a transaction was ignored", ["productID": update.productID])
                 return
             }
-            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken, fallbackUser: currentUserID)
+            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken, fallbackUser: currentUserID,
+                             storeInitiated: update.isStoreInitiated)
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
@@ -91,13 +92,14 @@ extension PurchaseEngine {
 
     /// A paid transaction: find or make its order, save it as `purchased`, and
     /// start the delivery. `updateToken` is the token of the payment the
-    /// update answers; `fallbackUser` gets a transaction nothing else claims.
+    /// update answers; `fallbackUser` gets a transaction nothing else claims;
+    /// `storeInitiated` marks a purchase the store started.
     /// Call it holding ``lockUpdates()``.
     ///
     /// - Returns: the id of the order the transaction belongs to now, if any.
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
-                    fallbackUser: String?) async -> String? {
+                    fallbackUser: String?, storeInitiated: Bool = false) async -> String? {
         // In a stable order, so that the same updates always match the same way.
         var candidates = orders.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
@@ -116,7 +118,8 @@ extension PurchaseEngine {
             candidates.append(archived)
         }
         let match = configuration.reconciler.match(transaction, kind: kind, answering: updateToken,
-                                                   orders: candidates, currentUserID: fallbackUser)
+                                                   orders: candidates, currentUserID: fallbackUser,
+                                                   storeInitiated: storeInitiated)
         switch match {
         case .alreadyOwned(let orderID):
             // The store answered a new payment with a transaction the account
