@@ -26,6 +26,12 @@ package struct PurchaseCall: Sendable, Hashable {
     package var appAccountToken: UUID?
     /// The `.quantity(_:)` option, if the app gave one.
     package var quantity: Int?
+
+    package init(productID: String, appAccountToken: UUID?, quantity: Int?) {
+        self.productID = productID
+        self.appAccountToken = appAccountToken
+        self.quantity = quantity
+    }
 }
 
 struct PendingPurchase {
@@ -58,10 +64,19 @@ extension ScriptedAppStore {
     /// How many purchase sheets are open.
     package var openSheetCount: Int { state.withLock { $0.openSheets.count } }
 
-    /// Closes the oldest open purchase sheet: the purchase goes on as `script` says.
-    package func closeSheet(with script: PurchaseScript) {
-        let sheet = state.withLock { s in s.openSheets.isEmpty ? nil : s.openSheets.removeFirst() }
-        sheet?.resume(returning: script)
+    /// Closes the oldest open purchase sheet: the purchase goes on as
+    /// `script` says. Returns once StoreKit has answered that purchase call.
+    package func closeSheet(with script: PurchaseScript) async {
+        guard let sheet = state.withLock({ s in s.openSheets.isEmpty ? nil : s.openSheets.removeFirst() }) else { return }
+        sheet.continuation.resume(returning: script)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let answered = state.withLock { s -> Bool in
+                if s.answeredCalls.contains(sheet.call) { return true }
+                s.answerWaiters.append((sheet.call, continuation))
+                return false
+            }
+            if answered { continuation.resume() }
+        }
     }
 
     /// How many purchases wait for approval.
@@ -99,19 +114,20 @@ extension ScriptedAppStore {
             }
         }
         let call = PurchaseCall(productID: product.id, appAccountToken: token, quantity: quantity)
-        var script = state.withLock { s -> PurchaseScript in
+        var (index, script) = state.withLock { s -> (Int, PurchaseScript) in
             s.purchaseCalls.append(call)
-            return s.scripts.isEmpty ? .pay : s.scripts.removeFirst()
+            return (s.purchaseCalls.count - 1, s.scripts.isEmpty ? .pay : s.scripts.removeFirst())
         }
         if case .sheetStaysOpen = script {
             // Whoever waits for this call finds the sheet open.
             script = await withCheckedContinuation { continuation in
-                state.withLock { $0.openSheets.append(continuation) }
+                state.withLock { $0.openSheets.append((index, continuation)) }
                 resumePurchaseCallWaiters()
             }
         } else {
             resumePurchaseCallWaiters()
         }
+        defer { answered(index) }
         let units = quantity ?? 1
         return try state.withLock { s -> Product.PurchaseResult in
             guard s.products[product.id] != nil else { throw Product.PurchaseError.productUnavailable }
@@ -132,6 +148,16 @@ extension ScriptedAppStore {
                 throw error
             }
         }
+    }
+
+    private func answered(_ call: Int) {
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.answeredCalls.insert(call)
+            let ready = s.answerWaiters.filter { $0.call == call }.map(\.continuation)
+            s.answerWaiters.removeAll { $0.call == call }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
     }
 
     private func resumePurchaseCallWaiters() {

@@ -52,11 +52,25 @@ package final class ScriptedAppStore: Sendable {
         var scripts: [PurchaseScript] = []
         var purchaseCalls: [PurchaseCall] = []
         var purchaseCallWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        var openSheets: [CheckedContinuation<PurchaseScript, Never>] = []
+        var openSheets: [(call: Int, continuation: CheckedContinuation<PurchaseScript, Never>)] = []
         var pending: [PendingPurchase] = []
         var renewals: [UInt64: Renewal] = [:]
         var updateFeeds: [ScriptedChannel<VerificationResult<Transaction>>] = []
         var intentFeeds: [ScriptedChannel<PurchaseIntent>] = []
+        var listenerWaiters: [(updates: Int, intents: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var answeredCalls: Set<Int> = []
+        var answerWaiters: [(call: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var liveListeners: (updates: Int, intents: Int) {
+            (updateFeeds.filter { !$0.isClosed }.count, intentFeeds.filter { !$0.isClosed }.count)
+        }
+
+        mutating func takeReadyListenerWaiters() -> [CheckedContinuation<Void, Never>] {
+            let live = liveListeners
+            let ready = listenerWaiters.filter { $0.updates <= live.updates && $0.intents <= live.intents }
+            listenerWaiters.removeAll { $0.updates <= live.updates && $0.intents <= live.intents }
+            return ready.map(\.continuation)
+        }
     }
 
     let state: Mutex<State>
@@ -162,7 +176,9 @@ package final class ScriptedAppStore: Sendable {
     /// A new feed of one of `Transaction`'s sequences. `updates` starts with
     /// every unfinished transaction, as StoreKit's does, then stays open.
     func feed(_ source: TransactionSource) -> ScriptedChannel<VerificationResult<Transaction>> {
-        state.withLock { s in
+        var ready: [CheckedContinuation<Void, Never>] = []
+        defer { for waiter in ready { waiter.resume() } }
+        return state.withLock { s in
             switch source {
             case .all:
                 return ScriptedChannel(s.records.map(\.result), finished: true)
@@ -173,16 +189,34 @@ package final class ScriptedAppStore: Sendable {
             case .updates:
                 let feed = ScriptedChannel(s.records.filter { !$0.isFinished }.map(\.result), finished: false)
                 s.updateFeeds.append(feed)
+                ready = s.takeReadyListenerWaiters()
                 return feed
             }
         }
     }
 
     func intentFeed() -> ScriptedChannel<PurchaseIntent> {
-        state.withLock { s in
+        let (feed, ready) = state.withLock { s in
             let feed = ScriptedChannel<PurchaseIntent>(finished: false)
             s.intentFeeds.append(feed)
-            return feed
+            return (feed, s.takeReadyListenerWaiters())
+        }
+        for waiter in ready { waiter.resume() }
+        return feed
+    }
+
+    /// Returns once at least this many listeners iterate `Transaction.updates`
+    /// and `PurchaseIntent.intents`: an app listens from a task of its own, so
+    /// a test waits for it before sending anything.
+    package func waitForListeners(updates: Int = 1, intents: Int = 0) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                let live = s.liveListeners
+                if updates <= live.updates && intents <= live.intents { return true }
+                s.listenerWaiters.append((updates, intents, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
         }
     }
 
@@ -252,7 +286,7 @@ package final class ScriptedAppStore: Sendable {
 
     /// How many listeners iterate `Transaction.updates` now.
     package var updateListenerCount: Int {
-        state.withLock { s in s.updateFeeds.filter { !$0.isClosed }.count }
+        state.withLock { $0.liveListeners.updates }
     }
 
     private func closeFeeds() {

@@ -161,7 +161,7 @@ final class AppStorePurchaseTests: XCTestCase {
         XCTAssertEqual(order.status, .purchasing)
 
         let events = await engine.events()
-        world.store.closeSheet(with: .pay)
+        await world.store.closeSheet(with: .pay)
         await returnsPromptly("the delivery after the sheet closed") {
             for await event in events {
                 if case .orderChanged(let changed, _) = event, changed.id == order.id, changed.status == .completed { return }

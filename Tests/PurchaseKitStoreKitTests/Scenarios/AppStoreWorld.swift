@@ -58,7 +58,8 @@ final class AppStoreWorld: Sendable {
     let clock = ManualClock()
     let store: ScriptedAppStore
     let server: AppServer
-    let orders = InMemoryOrderStore()
+    var orders: InMemoryOrderStore { ordersBox.withLock { $0 } }
+    private let ordersBox = Locked(InMemoryOrderStore())
     let log = RecordingLogHandler()
 
     init() {
@@ -93,8 +94,14 @@ final class AppStoreWorld: Sendable {
             storeTimeout: storeTimeout, logHandler: log))
         await engine.setCurrentUser(user)
         try await engine.start()
+        await store.waitForListeners(updates: 1, intents: 1)
         await engine.waitUntilIdle()
         return (engine, queue)
+    }
+
+    /// A reinstall: the app's orders are gone; the App Store account and the server remain.
+    func reinstall() {
+        ordersBox.withLock { $0 = InMemoryOrderStore() }
     }
 
     /// Moves the app's clock and the App Store's together.
@@ -117,6 +124,20 @@ final class AppStoreWorld: Sendable {
     /// The App Store's id of an order's transaction.
     func transactionID(of order: Order) throws -> UInt64 {
         try XCTUnwrap(order.transaction.flatMap { UInt64($0.id) })
+    }
+}
+
+/// Records what a payment queue hands to its observer.
+final class RecordingObserver: PaymentQueueObserver {
+    private let received = Locked<[[TransactionUpdate]]>([])
+
+    /// Every batch received, in order.
+    var batches: [[TransactionUpdate]] { received.withLock { $0 } }
+    /// Every update received, in order.
+    var updates: [TransactionUpdate] { batches.flatMap { $0 } }
+
+    func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
+        received.withLock { $0.append(updates) }
     }
 }
 
