@@ -40,7 +40,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PurchaseKitTests",
-            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+            // PurchaseKitStoreKit for the guide's samples, which the suite compiles.
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator", "PurchaseKitStoreKit"]
         ),
         // Runs the built purchasekit-demo as a user would; depending on the
         // executable target makes SwiftPM build it before the tests.

@@ -137,6 +137,8 @@ final class RecordingObserver: PaymentQueueObserver {
     var updates: [TransactionUpdate] { batches.flatMap { $0 } }
 
     func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
+        // Slow on purpose: a queue that does not await its observer has returned long before this records.
+        for _ in 0..<50 { await Task.yield() }
         received.withLock { $0.append(updates) }
     }
 }
