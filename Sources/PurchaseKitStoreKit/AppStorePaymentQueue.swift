@@ -122,7 +122,8 @@ public actor AppStorePaymentQueue: PaymentQueue {
     }
 
     /// `AppStore.sync()` (which may ask the user to sign in), then the
-    /// account's current entitlements that StoreKit verified.
+    /// account's current entitlements that StoreKit verified, of the types a
+    /// restore brings back (non-consumables and auto-renewable subscriptions).
     public func restoreCompletedTransactions() async throws -> [StoreTransaction] {
         do {
             try await client.sync()
@@ -130,7 +131,9 @@ public actor AppStorePaymentQueue: PaymentQueue {
             throw PurchaseKitError(.restoreFailed, "The App Store could not sync this account's purchases.",
                                    advice: "Check the network and that the user signed in, then try again.", underlying: error)
         }
-        return await client.currentEntitlements().filter(\.isVerified).map(StoreKitMapping.storeTransaction)
+        return await client.currentEntitlements()
+            .filter { $0.isVerified && StoreKitMapping.isRestorable($0) }
+            .map(StoreKitMapping.storeTransaction)
     }
 
     public func attach(_ observer: any PaymentQueueObserver) async {

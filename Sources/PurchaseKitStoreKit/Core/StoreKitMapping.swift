@@ -52,6 +52,13 @@ enum StoreKitMapping {
         }
     }
 
+    /// Whether a restore brings the transaction back: StoreKit's current
+    /// entitlements also list non-renewing subscriptions, which the library
+    /// does not restore.
+    static func isRestorable(_ snapshot: TransactionSnapshot) -> Bool {
+        productType(snapshot.productKind)?.isRestorable ?? false
+    }
+
     /// The update for a transaction StoreKit handed over outside a purchase
     /// call (`Transaction.updates`, `Transaction.unfinished`): revoked when
     /// the App Store took it back, paid otherwise. An unverified transaction

@@ -63,6 +63,7 @@ final class AppStoreRefundRestoreTests: XCTestCase {
             let (engine, _) = try await world.launch()
             _ = try await engine.purchase(productID: Shop.premium, user: "alice")
             _ = try await engine.purchase(productID: Shop.coins, user: "alice")
+            _ = try await engine.purchase(productID: Shop.season, user: "alice")
         }
         world.reinstall()
         let (engine, _) = try await world.launch()
@@ -72,12 +73,12 @@ final class AppStoreRefundRestoreTests: XCTestCase {
         let result = try await engine.restorePurchases(user: "alice")
 
         XCTAssertEqual(world.store.syncCalls, 1)
-        XCTAssertEqual(result.restoredProductIDs, [Shop.premium], "consumables are not restored")
+        XCTAssertEqual(result.restoredProductIDs, [Shop.premium], "neither consumables nor non-renewing subscriptions are restored")
         XCTAssertEqual(result.orders.map(\.source), [.restore])
         entitlements = try await engine.entitlements(user: "alice")
         XCTAssertEqual(entitlements.map(\.productID), [Shop.premium])
         let credits = await world.server.credits
-        XCTAssertEqual(credits.count, 2, "the server credited each transaction once")
+        XCTAssertEqual(credits.count, 3, "the server credited each transaction once")
     }
 
     func testARestoreTheAppStoreCannotSyncFailsWithItsReason() async throws {
