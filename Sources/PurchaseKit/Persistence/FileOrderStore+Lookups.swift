@@ -79,4 +79,11 @@ extension FileOrderStore {
         for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
         return orders.sorted(by: FileOrderIndex.creationOrder)
     }
+
+    /// Every order, open, archived and compacted, oldest first (for the fault
+    /// simulation's checks; reads each archived file).
+    package func allOrders() throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        return (Array(index.openOrders.values) + (try archivedOrders())).sorted(by: FileOrderIndex.creationOrder)
+    }
 }

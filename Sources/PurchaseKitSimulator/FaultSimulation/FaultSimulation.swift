@@ -29,6 +29,10 @@ public struct FaultSimulation: Sendable {
         case deliversWithoutCredit
         /// The order store acknowledges saves of delivered and completed orders and keeps nothing.
         case dropsDeliveredSaves
+        /// Every run keeps its orders in a file store on a disk that
+        /// acknowledges flushes and does nothing: a power loss takes what the
+        /// store believed durable.
+        case diskIgnoresFlushes
     }
 
     /// What to run.

@@ -59,7 +59,7 @@ extension SimulationRun {
         world.clock.advance(to: end)
         await world.store.processRenewals()
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "\(days) days pass\(armed)"
     }
 
@@ -92,7 +92,7 @@ extension SimulationRun {
         let armed = maybeArmCrash(within: 1...8)
         try? await world.store.refund(transactionID: transaction.id)
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "refund \(transaction.id) (\(transaction.productID))\(armed)"
     }
 
@@ -116,7 +116,7 @@ extension SimulationRun {
         let armed = maybeArmCrash(within: 1...8)
         let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "restore for \(user): \(outcome)\(armed)"
     }
 
