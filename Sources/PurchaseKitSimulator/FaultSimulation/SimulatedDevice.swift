@@ -15,6 +15,9 @@ final class SimulatedDevice: Sendable {
     static let folder = URL(fileURLWithPath: "/app/orders")
 
     private let storage: Locked<Storage>
+    /// The orders the last look at the disk store found, to spare reading
+    /// every archived file again at every step.
+    private let lastSeen = Locked<[String: Order]>([:])
     private let clock: ManualClock
     private let log: any LogHandler
 
@@ -49,6 +52,7 @@ final class SimulatedDevice: Sendable {
                 configuration.fileSystem = disk
                 let store = try FileOrderStore(directory: Self.folder, configuration: configuration)
                 s = .disk(disk, store)
+                lastSeen.withLock { $0 = [:] }
                 return store
             }
         }
@@ -59,7 +63,10 @@ final class SimulatedDevice: Sendable {
     func allOrders() async -> [Order] {
         switch storage.withLock({ $0 }) {
         case .memory(let store): return await store.allOrders()
-        case .disk(_, let store?): return (try? await store.allOrders()) ?? []
+        case .disk(_, let store?):
+            guard let orders = try? await store.allOrders(reusing: lastSeen.withLock({ $0 })) else { return [] }
+            lastSeen.withLock { $0 = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { $1 }) }
+            return orders
         case .disk(_, nil): return []
         }
     }

@@ -152,7 +152,11 @@ final class SimulationRun {
             await app.settle()
         }
         world.clock.advance(to: end)
+        // Renewals that fell due are made now, not by the end checks' first
+        // question to the store (which would change the world being checked).
+        await world.store.processRenewals()
         await app.settle()
+        await assignUnattributedOrders()
         await done("clock runs on")
         if world.profile.manualFinish {
             _ = await finishByHand()

@@ -56,7 +56,7 @@ final class SimulationWorld: Sendable {
             let waits = Double.random(in: 0..<1, using: &random) < 0.3
             return Profile(manualFinish: Double.random(in: 0..<1, using: &random) < 0.2,
                            waitsForDuplicates: waits,
-                           durableStore: Double.random(in: 0..<1, using: &random) < 0.25,
+                           durableStore: Double.random(in: 0..<1, using: &random) < 0.15,
                            gracePeriod: Bool.random(using: &random))
         }
     }
