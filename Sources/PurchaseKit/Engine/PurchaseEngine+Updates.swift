@@ -78,11 +78,17 @@ extension PurchaseEngine {
 
     /// The order an unpaid update (purchasing, deferred, failed...) is about:
     /// by token, or — when the store lost it — the only order of that product
-    /// waiting for the store.
+    /// waiting for the store, but only for an update that leaves the order
+    /// waiting. A guess never fails or cancels an order: a stray or repeated
+    /// tokenless failure would close another user's order, whose own payment
+    /// (tokenless too) would then find no order and go to whoever is logged
+    /// in. Such an order waits instead; its call is answered at the store
+    /// timeout and it expires after `paymentExpiry`, still matchable.
     private func paymentOrder(for update: TransactionUpdate) -> String? {
         if let token = update.orderToken {
             return orders.values.first { $0.token == token }?.id
         }
+        guard update.kind == .purchasing || update.kind == .deferred else { return nil }
         let waiting = orders.values.filter {
             $0.productID == update.productID && $0.transaction == nil
                 && ($0.status == .purchasing || $0.status == .deferred)
