@@ -50,6 +50,18 @@ struct DyingFileSystem: FileSystem {
         DemoKillSwitch.beforeWrite()
         try base.synchronize(descriptor, path: path)
     }
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        DemoKillSwitch.beforeWrite()
+        try base.synchronizeData(descriptor, path: path)
+    }
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        DemoKillSwitch.beforeWrite()
+        try base.preallocate(descriptor, length: length, path: path)
+    }
+    func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        DemoKillSwitch.beforeWrite()
+        try base.synchronizeFile(atPath: path)
+    }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try base.close(descriptor, path: path)
     }

@@ -14,7 +14,7 @@ struct DemoError: Error, CustomStringConvertible {
 /// store.json     the simulated App Store account (SimulatedPaymentQueue.saveState)
 /// backend.json   the app's server and the world outside the app: the clock,
 ///                the order-id counter, the delivery ledger, the users seen
-/// orders/        the app's FileOrderStore
+/// orders/        the app's JournalOrderStore
 /// ```
 struct DemoPaths: Sendable {
     let root: URL
@@ -52,8 +52,9 @@ struct DemoPaths: Sendable {
         try manager.createDirectory(at: root, withIntermediateDirectories: true)
     }
 
-    /// The folders a `FileOrderStore` makes in its directory.
-    static let orderStoreFolders: Set<String> = ["orders", "archive", "ledger", "quarantine"]
+    /// The folders the order store makes in its directory: `JournalOrderStore`'s, and
+    /// those of `FileOrderStore`, which wrote the folders of earlier versions of the demo.
+    static let orderStoreFolders: Set<String> = ["journal", "quarantine", "orders", "archive", "ledger"]
 
     /// Whether `name` is the temporary file of an atomic write that never reached its rename.
     static func isInterruptedWrite(_ name: String) -> Bool { name.hasPrefix(".dat.nosync") }

@@ -10,7 +10,7 @@ import PurchaseKit
 import PurchaseKitSimulator
 
 /// One run of the demo app on a saved story: the simulated store and server,
-/// the app's file order store, a manual clock, and the engine over them.
+/// the app's journal order store, a manual clock, and the engine over them.
 struct DemoWorld: Sendable {
     let paths: DemoPaths
     let terminal: Terminal
@@ -19,7 +19,7 @@ struct DemoWorld: Sendable {
     let queue: PersistentPaymentQueue
     let server: SimulatedReceiptServer
     let backend: Backend
-    let orderStore: FileOrderStore
+    let orderStore: JournalOrderStore
     let engine: PurchaseEngine
     let timeline: Timeline
     let printer: TimelinePrinter
@@ -60,9 +60,10 @@ struct DemoWorld: Sendable {
         }
         let queue = PersistentPaymentQueue(base: store, file: paths.storeFile)
         let server = SimulatedReceiptServer(clock: clock, seed: 1, store: store)
+        // A folder of an earlier version, written by FileOrderStore, is imported at the first launch.
         let orderStore = DemoKillSwitch.isArmed
-            ? try FileOrderStore(directory: paths.ordersDirectory, fileSystem: DyingFileSystem(), configuration: .init(clock: clock))
-            : try FileOrderStore(directory: paths.ordersDirectory, configuration: .init(clock: clock))
+            ? try JournalOrderStore(directory: paths.ordersDirectory, fileSystem: DyingFileSystem(), configuration: .init(clock: clock))
+            : try JournalOrderStore(directory: paths.ordersDirectory, configuration: .init(clock: clock))
 
         let crashContext = Locked<(Timeline, TimelinePrinter)?>(nil)
         var ordersForEngine: any OrderStore = orderStore
@@ -71,6 +72,9 @@ struct DemoWorld: Sendable {
                 if let (timeline, printer) = crashContext.withLock({ $0 }) {
                     printer.print(await timeline.take())
                 }
+                // The journal acknowledges `created` and `completed` before their flush (a launch makes
+                // their loss good); flush so that the order is as durable as the line below says.
+                try? await orderStore.flush()
                 terminal.line("💥 Simulated crash: order \(order.id) is now durably '\(order.status.rawValue)'; "
                     + "the process ends here without any clean-up. Run `resume` to see the recovery.")
                 Terminal.flush()
@@ -137,10 +141,12 @@ struct DemoWorld: Sendable {
         return product
     }
 
-    /// Finishes the run: waits for the engine, prints the timeline, saves the
-    /// store and the clock, and reports a failure to save.
+    /// Finishes the run: waits for the engine, prints the timeline, makes the
+    /// order journal durable (as an app does when it goes to the background),
+    /// saves the store and the clock, and reports a failure to save.
     func close() async throws {
         await settle()
+        try await orderStore.flush()
         await queue.save()
         try await backend.setNow(clock.now)
         if let failure = queue.saveFailure { throw failure }

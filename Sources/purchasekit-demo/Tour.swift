@@ -8,7 +8,7 @@ extension Commands {
         summary: "The narrated tour (what runs with no command).",
         details: """
         A narrated end-to-end story on the simulated store, with the app's orders in
-        a file store in the state folder: products from the bundled Sample.storekit;
+        a journal order store in the state folder: products from the bundled Sample.storekit;
         a consumable, a non-consumable and a subscription bought; a failed payment; a
         verifier outage ridden out with retries; Ask to Buy approved later; a crash
         (a real process exit) and its recovery; a restore; a refund; a few months of
@@ -56,7 +56,7 @@ struct Tour {
     mutating func run() async throws {
         try reset()
         terminal.line(terminal.paint("PurchaseKit tour", .bold) + " — the purchase lifecycle on a simulated App Store.")
-        terminal.line("The app's orders live in a file store in \(context.paths.root.lastPathComponent)/orders; "
+        terminal.line("The app's orders live in a journal order store in \(context.paths.root.lastPathComponent)/orders; "
             + "the clock is a manual one that starts on \(ManualClock.defaultStart.demoText) UTC.")
         let first = try await DemoWorld.open(context.paths, terminal: terminal)
         try await firstLaunch(first)

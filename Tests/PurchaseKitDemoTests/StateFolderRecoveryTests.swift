@@ -1,4 +1,5 @@
 import Foundation
+import PurchaseKit
 import XCTest
 
 /// A kill at any moment leaves a state folder that the next launch opens: a
@@ -57,6 +58,48 @@ final class StateFolderRecoveryTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path), "the store removed its own temporary file")
         let orders = try demo.json(["orders", "--json"]) as? [Any]
         XCTAssertEqual(orders?.count, 0)
+    }
+
+    func testAnInterruptedSnapshotOfTheJournalIsCleanedUp() throws {
+        XCTAssertEqual(try demo.run(["buy", "com.example.purchasekit.coins.100", "--user", "alice"]).status, 0)
+        let journal = state.appendingPathComponent("orders/journal")
+        let partial = journal.appendingPathComponent(".tmp-0b1c2d3e-0000-4000-8000-000000000000.partial")
+        try Data([0xA5, 0x4A, 0x52]).write(to: partial)
+
+        let resumed = try demo.run(["resume"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertFalse(resumed.stderr.contains("set aside"), resumed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path), "the store removed its own temporary file")
+        XCTAssertEqual(try demo.orders().map { $0["status"] as? String }, ["completed"])
+    }
+
+    /// A story written by an earlier version of the demo, whose orders were in a
+    /// `FileOrderStore`, goes on with every order.
+    func testAStoryWrittenWithTheFileOrderStoreGoesOnWithEveryOrder() async throws {
+        XCTAssertEqual(try demo.run(["buy", "com.example.purchasekit.coins.100", "--user", "alice"]).status, 0)
+        XCTAssertEqual(try demo.run(["buy", "com.example.purchasekit.coins.100", "--user", "bob", "--scenario", "verifier-down"]).status, 0)
+        let before = try demo.json(["orders", "--json"]) as? [[String: Any]]
+        XCTAssertEqual(before?.count, 2)
+
+        // The same orders, as the earlier version kept them.
+        let folder = state.appendingPathComponent("orders")
+        let journal = try JournalOrderStore(directory: folder)
+        let open = try await journal.loadOpenOrders().orders
+        let archived = try await journal.archivedOrders()
+        await journal.close()
+        try FileManager.default.removeItem(at: folder)
+        let legacy = try FileOrderStore(directory: folder)
+        for order in open + archived { try await legacy.save(order) }
+        for order in archived { try await legacy.archive(orderID: order.id) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("journal").path))
+
+        let after = try demo.json(["orders", "--json"]) as? [[String: Any]]
+        XCTAssertEqual(after.map { try? JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) },
+                       before.map { try? JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) })
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("orders").path), [])
+        // And the story goes on: bob's owed delivery goes through.
+        XCTAssertEqual(try demo.run(["resume"]).status, 0)
+        XCTAssertEqual(try demo.orders().compactMap { $0["status"] as? String }.sorted(), ["completed", "completed"])
     }
 
     func testLeftoversBesideSomeoneElsesFileDoNotMakeAStateFolder() throws {

@@ -5,6 +5,7 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     PurchaseBenchmarks.register()
     DurabilityBenchmarks.register()
+    FloorBenchmarks.register()
     RecoveryBenchmarks.register()
     SaveBenchmarks.register()
     FaultSimulationBenchmarks.register()

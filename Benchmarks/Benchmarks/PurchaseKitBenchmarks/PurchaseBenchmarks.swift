@@ -47,7 +47,7 @@ enum PurchaseBenchmarks {
     /// baseline (whose every save rewrites all the orders it holds) finishes.
     static func purchasesPerRound(_ kind: StoreKind) -> Int {
         switch kind {
-        case .inMemory: return 1_024
+        case .inMemory, .journal: return 1_024
         case .file, .grdb: return 256
         case .jsonArray: return 64
         }

@@ -19,7 +19,7 @@ import PurchaseKit
 enum RecoveryBenchmarks {
     static func register() {
         for count in [10_000, 100_000] {
-            for kind in [StoreKind.file, .jsonArray, .grdb, .inMemory] {
+            for kind in [StoreKind.journal, .file, .jsonArray, .grdb, .inMemory] {
                 registerLoad(kind, count: count)
             }
         }

@@ -13,7 +13,7 @@ import PurchaseKit
 enum SaveBenchmarks {
     static func register() {
         for count in [1_000, 100_000] {
-            for kind in [StoreKind.file, .jsonArray, .grdb] {
+            for kind in [StoreKind.journal, .file, .jsonArray, .grdb] {
                 register(kind, count: count)
             }
         }

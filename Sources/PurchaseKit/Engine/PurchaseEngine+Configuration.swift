@@ -28,7 +28,7 @@ extension PurchaseEngine {
         public var orderGenerator: any OrderGenerator
         /// Checks receipts and records deliveries (usually the app's server).
         public var receiptVerifier: any ReceiptVerifier
-        /// Where orders live; use `FileOrderStore` in an app.
+        /// Where orders live; use `JournalOrderStore` in an app.
         public var orderStore: any OrderStore
         /// The source of time.
         public var clock: any PurchaseClock

@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// let engine = PurchaseEngine(configuration: .init(
 ///     paymentQueue: store, receiptVerifier: myServer,
-///     orderStore: try FileOrderStore(directory: ordersURL)))
+///     orderStore: try JournalOrderStore(directory: ordersURL)))
 /// try await engine.start()          // at launch, before any UI
 /// let result = try await engine.purchase(productID: "coins.100", user: "u-42")
 /// ```

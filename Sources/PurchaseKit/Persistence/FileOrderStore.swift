@@ -116,37 +116,8 @@ public actor FileOrderStore: OrderStore {
         self.configuration = configuration
         self.paths = [.open: root + "/orders", .archive: root + "/archive", .ledger: root + "/ledger"]
         self.quarantinePath = root + "/quarantine"
-        try Self.prepare(root: root, folders: [root + "/orders", root + "/archive", root + "/ledger", quarantinePath],
-                         fileSystem: configuration.fileSystem)
-    }
-
-    private static func prepare(root: String, folders: [String], fileSystem: any FileSystem) throws(PurchaseKitError) {
-        do throws(FileSystemError) {
-            let createdRoot = try fileSystem.makeDirectory(atPath: root, mode: directoryMode)
-            if createdRoot {
-                // mkdir's mode is filtered by the umask; set it exactly.
-                try fileSystem.setPermissions(atPath: root, mode: directoryMode)
-            }
-            for folder in folders {
-                _ = try fileSystem.makeDirectory(atPath: folder, mode: directoryMode)
-                try fileSystem.setPermissions(atPath: folder, mode: directoryMode)
-            }
-            try fileSystem.synchronizeDirectory(atPath: root)
-            if createdRoot {
-                var folder = (root as NSString).deletingLastPathComponent
-                try fileSystem.synchronizeDirectory(atPath: folder)
-                // mkdir may have created parents too, each named in its own parent: flush up the
-                // tree. Best effort: a folder that cannot be opened is not one the store created.
-                while folder != "/", !folder.isEmpty {
-                    folder = (folder as NSString).deletingLastPathComponent
-                    guard (try? fileSystem.synchronizeDirectory(atPath: folder)) != nil else { break }
-                }
-            }
-        } catch {
-            throw PurchaseKitError.writeFailed(
-                error, "The order store's folders could not be prepared", orderID: nil,
-                advice: "Check that the directory is writable by this app and that the disk has space.")
-        }
+        try StoreFolders.prepare(root: root, folders: [root + "/orders", root + "/archive", root + "/ledger", quarantinePath],
+                                 fileSystem: configuration.fileSystem)
     }
 
     var fileSystem: any FileSystem { configuration.fileSystem }

@@ -7,7 +7,7 @@ import Glibc
 import Musl
 #endif
 
-/// The few file-system calls ``FileOrderStore`` makes, behind a seam so that
+/// The few file-system calls ``FileOrderStore`` and ``JournalOrderStore`` make, behind a seam so that
 /// tests can make any one of them fail (a full disk, a failing `fsync`) and
 /// check that the error is reported and the previous data is intact.
 ///
@@ -25,6 +25,17 @@ package protocol FileSystem: Sendable {
     func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError)
     /// Flushes an open file to stable storage.
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Flushes an open file's data to stable storage, with only the metadata
+    /// needed to read it back (its size), as `fdatasync` does: the flush of an
+    /// append-only journal.
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError)
+    /// Reserves the first `length` bytes of an open file, filling what is past
+    /// its end with zeros (`fallocate`), without moving its offset: writes into
+    /// reserved space change no file size, so their flushes write less
+    /// metadata. A file system that cannot reserve space may do nothing.
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError)
+    /// Flushes a file that is not open here (one a previous process wrote) to stable storage.
+    func synchronizeFile(atPath path: String) throws(FileSystemError)
     /// Closes an open file. Some file systems report deferred write errors here.
     func close(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// Atomically replaces `destination` with `source`; both in one file system.
@@ -101,6 +112,8 @@ package struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertib
         case create = "open"
         case write
         case synchronize = "fsync"
+        case synchronizeData = "fdatasync"
+        case preallocate = "fallocate"
         case close
         case rename
         case remove = "unlink"

@@ -1,5 +1,5 @@
 /// An ``OrderStore`` in memory: for tests, previews and the simulator. Nothing
-/// survives the process; use `FileOrderStore` in an app.
+/// survives the process; use `JournalOrderStore` in an app.
 public actor InMemoryOrderStore: OrderStore {
     private var open: [String: Order] = [:]
     private var archived: [String: Order] = [:]

@@ -18,13 +18,23 @@ public struct OrderLoadReport: Sendable {
 /// finished ones. Lookups by id, transaction id and token search both, so that
 /// a late duplicate of an archived transaction is still recognised and a late
 /// payment still finds its order. A store may shrink archived orders after a
-/// while (``FileOrderStore`` drops their receipt, metadata and hint) but must
-/// keep answering every lookup for them: entitlements and balances are
-/// computed from them.
+/// while (``JournalOrderStore`` and ``FileOrderStore`` drop their receipt,
+/// metadata and hint) but must keep answering every lookup for them:
+/// entitlements and balances are computed from them.
 public protocol OrderStore: Sendable {
     /// Inserts or replaces the order with the same id, durably: when this returns,
     /// the order survives a crash. An archived order with the same id is replaced
     /// and becomes open again.
+    ///
+    /// A store may return before the flush for the two saves whose loss the
+    /// engine's launch makes good, provided it keeps changes in order (a later
+    /// durable change makes them durable too): an order still
+    /// ``OrderStatus/created`` — no payment has started, and the engine saves it
+    /// `purchasing`, durably, before the store sees one — and an order
+    /// ``OrderStatus/completed`` — its `delivered` version is durable, and a
+    /// launch finishes a delivered order again (finishing twice does nothing)
+    /// and archives it. ``JournalOrderStore`` does; the other built-in stores
+    /// flush every save.
     func save(_ order: Order) async throws
 
     /// Every open order, plus a report of what could not be read.
@@ -48,7 +58,9 @@ public protocol OrderStore: Sendable {
     /// failed, was cancelled or was archived, is matched by it.
     func order(token: String) async throws -> Order?
 
-    /// Moves an order to the archive; it leaves the open set.
+    /// Moves an order to the archive; it leaves the open set. A store may return
+    /// before the move is durable, on the terms of ``save(_:)``: a launch
+    /// archives a finished order it finds open.
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when there is no such open order.
     func archive(orderID: String) async throws

@@ -91,6 +91,20 @@ package struct POSIXFileSystem: FileSystem {
         }
     }
 
+    package func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        #if canImport(Darwin)
+        // Darwin's fdatasync stops at the drive's cache, like its fsync: only F_FULLFSYNC reaches the medium.
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return }
+        while fsync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronizeData, errorNumber: errno, path: path) }
+        }
+        #else
+        while fdatasync(descriptor) != 0 {
+            if errno != EINTR { throw FileSystemError(operation: .synchronizeData, errorNumber: errno, path: path) }
+        }
+        #endif
+    }
+
     package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         #if canImport(Darwin)
         let result = Darwin.close(descriptor)
@@ -122,6 +136,31 @@ package struct POSIXFileSystem: FileSystem {
         if unlink(path) == 0 { return true }
         if errno == ENOENT { return false }
         throw FileSystemError(operation: .remove, errorNumber: errno, path: path)
+    }
+
+    package func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        #if os(Linux)
+        var result: Int32
+        repeat {
+            // posix_fallocate returns the error rather than setting errno.
+            result = posix_fallocate(descriptor, 0, off_t(length))
+        } while result == EINTR
+        // A file system without fallocate support is not an error: reserving space is an optimization.
+        guard result == 0 || result == EOPNOTSUPP || result == EINVAL else {
+            throw FileSystemError(operation: .preallocate, errorNumber: result, path: path)
+        }
+        #endif
+    }
+
+    package func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        var descriptor: Int32
+        repeat {
+            // fsync flushes the file's pages whatever the descriptor's access mode.
+            descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw FileSystemError(operation: .synchronize, errorNumber: errno, path: path) }
+        defer { try? close(descriptor, path: path) }
+        try synchronize(descriptor, path: path)
     }
 
     package func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
@@ -160,21 +199,25 @@ package struct POSIXFileSystem: FileSystem {
         guard fstat(descriptor, &info) == 0 else { throw FileSystemError(operation: .read, errorNumber: errno, path: path) }
         if let unusable = UnusableFile.kind(ofMode: info.st_mode) { return .unusable(unusable) }
         // Read at most one byte more than allowed: enough to tell that a file grew past the limit.
+        // The buffer starts at the size fstat reported, so that a large file (a journal's
+        // snapshot) is read straight into place, without growing and copying.
         let limit = maximumSize + 1
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: min(64 * 1024, limit))
-        while data.count < limit {
-            let wanted = min(chunk.count, limit - data.count)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
+        var data = Data(count: min(limit, max(Int(info.st_size) + 1, 4096)))
+        var filled = 0
+        while filled < limit {
+            if filled == data.count { data.count = min(limit, data.count * 2) }
+            let wanted = data.count - filled
+            let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, wanted) }
             if count > 0 {
-                data.append(contentsOf: chunk[0..<count])
+                filled += count
             } else if count == 0 {
+                data.count = filled
                 return .data(data)
             } else if errno != EINTR {
                 throw FileSystemError(operation: .read, errorNumber: errno, path: path)
             }
         }
-        return .unusable(.tooLarge(size: Int64(data.count), limit: maximumSize))
+        return .unusable(.tooLarge(size: Int64(filled), limit: maximumSize))
     }
 
     package func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {

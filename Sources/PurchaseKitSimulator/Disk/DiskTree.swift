@@ -68,8 +68,8 @@ struct DiskTree: Sendable {
     /// Entry changes since then, oldest first; at least the first is not durable.
     private(set) var changes: [Change] = []
     private var nextNodeID = rootID + 1
-    /// Open descriptors and the file each writes to.
-    private var openFiles: [Int32: NodeID] = [:]
+    /// Open descriptors, the file each writes to, and where its next write goes.
+    private var openFiles: [Int32: (node: NodeID, offset: Int)] = [:]
     private var nextDescriptor: Int32 = 3
 
     // MARK: Looking up
@@ -154,25 +154,52 @@ struct DiskTree: Sendable {
         changes.append(Change(addition: Entry(directory: directory, name: name, node: file)))
         let descriptor = nextDescriptor
         nextDescriptor += 1
-        openFiles[descriptor] = file
+        openFiles[descriptor] = (file, 0)
         return descriptor
     }
 
     private func file(for descriptor: Int32) throws(Failure) -> (id: NodeID, file: File) {
-        guard let id = openFiles[descriptor], case .file(let file) = nodes[id] else { throw Failure(errorNumber: EBADF) }
+        guard let id = openFiles[descriptor]?.node, case .file(let file) = nodes[id] else { throw Failure(errorNumber: EBADF) }
         return (id, file)
     }
 
-    /// `write`: appends to the live bytes only.
-    mutating func append(_ data: Data, to descriptor: Int32) throws(Failure) {
+    /// `write` at the descriptor's offset (the end, unless the file was
+    /// preallocated): changes the live bytes only.
+    mutating func write(_ data: Data, to descriptor: Int32) throws(Failure) {
         var (id, file) = try file(for: descriptor)
-        file.live.append(data)
+        let offset = openFiles[descriptor]?.offset ?? file.live.count
+        let end = offset + data.count
+        if offset == file.live.count {
+            file.live.append(data)
+        } else {
+            if end > file.live.count { file.live.append(Data(count: end - file.live.count)) }
+            file.live.replaceSubrange(offset..<end, with: data)
+        }
+        openFiles[descriptor]?.offset = end
+        nodes[id] = .file(file)
+    }
+
+    /// `fallocate` from the start: extends the live bytes with zeros up to
+    /// `length`, leaving the offset where it is. Like any unflushed change, a
+    /// power loss may undo it.
+    mutating func preallocate(_ descriptor: Int32, length: Int) throws(Failure) {
+        var (id, file) = try file(for: descriptor)
+        guard length > file.live.count else { return }
+        file.live.append(Data(count: length - file.live.count))
         nodes[id] = .file(file)
     }
 
     /// `fsync` of a file: its live bytes become durable.
     mutating func synchronize(_ descriptor: Int32) throws(Failure) {
         var (id, file) = try file(for: descriptor)
+        file.durable = file.live
+        nodes[id] = .file(file)
+    }
+
+    /// `fsync` of a file opened by path: its live bytes become durable.
+    mutating func synchronizeFile(at path: String) throws(Failure) {
+        let id = try node(at: path)
+        guard case .file(var file) = nodes[id] else { throw Failure(errorNumber: EISDIR) }
         file.durable = file.live
         nodes[id] = .file(file)
     }
@@ -283,8 +310,8 @@ struct DiskTree: Sendable {
     private mutating func collectGarbage() {
         var reachable: Set<NodeID> = [Self.rootID]
         var pending = [Self.rootID]
-        pending.append(contentsOf: openFiles.values)
-        reachable.formUnion(openFiles.values)
+        pending.append(contentsOf: openFiles.values.map(\.node))
+        reachable.formUnion(openFiles.values.map(\.node))
         while let id = pending.popLast() {
             guard case .directory(let entries) = nodes[id] else { continue }
             for child in entries.values where reachable.insert(child).inserted { pending.append(child) }

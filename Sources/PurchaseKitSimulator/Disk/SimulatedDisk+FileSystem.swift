@@ -17,13 +17,26 @@ extension SimulatedDisk: FileSystem {
     }
 
     package func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
-        try perform(.write, path) { tree throws(DiskTree.Failure) in try tree.append(data, to: descriptor) }
+        try perform(.write, path) { tree throws(DiskTree.Failure) in try tree.write(data, to: descriptor) }
     }
 
     package func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try perform(.synchronize, path) { tree throws(DiskTree.Failure) in
             if !ignoresFlushes { try tree.synchronize(descriptor) }
         }
+    }
+
+    /// The simulated disk keeps no metadata beyond directory entries, so this is `synchronize`.
+    package func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        try perform(.synchronizeData, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
+    }
+
+    package func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        try perform(.synchronize, path) { tree throws(DiskTree.Failure) in try tree.synchronizeFile(at: path) }
+    }
+
+    package func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        try perform(.preallocate, path) { tree throws(DiskTree.Failure) in try tree.preallocate(descriptor, length: length) }
     }
 
     package func close(_ descriptor: Int32, path: String) throws(FileSystemError) {

@@ -60,6 +60,25 @@ final class SimulatedDiskTests: XCTestCase {
         }
     }
 
+    func testWritesIntoReservedRoomOverwriteItsZerosAndKeepWhatWasFlushed() throws {
+        for policy in policies(seeds: 0..<100) {
+            let disk = try diskWithFolder("/d")
+            let descriptor = try disk.createFile(atPath: "/d/f", mode: 0o600)
+            try disk.preallocate(descriptor, length: 128, path: "/d/f")
+            try disk.write(bytes.prefix(32), to: descriptor, path: "/d/f")
+            XCTAssertEqual(try disk.readFile(atPath: "/d/f"), bytes.prefix(32) + Data(count: 96), "the write lands at the start")
+            try disk.synchronizeData(descriptor, path: "/d/f")
+            try disk.synchronizeDirectory(atPath: "/d")
+            try disk.write(bytes.dropFirst(32), to: descriptor, path: "/d/f")
+            XCTAssertEqual(try disk.readFile(atPath: "/d/f"), bytes + Data(count: 64))
+            disk.powerLoss(policy)
+            let content = try disk.readFile(atPath: "/d/f")
+            XCTAssertEqual(content.prefix(32), bytes.prefix(32), "\(policy): flushed bytes stay")
+            if policy == .durableOnly { XCTAssertEqual(content, bytes.prefix(32) + Data(count: 96)) }
+            if policy == .everything { XCTAssertEqual(content, bytes + Data(count: 64)) }
+        }
+    }
+
     // MARK: Directory entries
 
     func testAnUnflushedCreationRenameAndDeletionAreUndoneUntilTheDirectoryIsFlushed() throws {

@@ -165,6 +165,16 @@ struct SabotagedFileSystem: FileSystem {
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         if skipped != .synchronize { try disk.synchronize(descriptor, path: path) }
     }
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        if skipped != .synchronize, skipped != .synchronizeData { try disk.synchronizeData(descriptor, path: path) }
+    }
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        try disk.preallocate(descriptor, length: length, path: path)
+    }
+    /// Skipped with `.synchronize`, or alone with `.read` (the flush of a file read back at launch).
+    func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        if skipped != .synchronize, skipped != .read { try disk.synchronizeFile(atPath: path) }
+    }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
         try disk.close(descriptor, path: path)
     }

@@ -68,8 +68,8 @@ struct StoreLedger {
 enum TestOrders {
     static let epoch = Date(timeIntervalSince1970: 1_767_225_600)
 
-    static func version(_ version: Int, of id: String, user: String = "user-1") -> Order {
-        var order = Order(id: id, productID: "com.example.coins.100", userID: user, status: .purchased,
+    static func version(_ version: Int, of id: String, user: String = "user-1", status: OrderStatus = .purchased) -> Order {
+        var order = Order(id: id, productID: "com.example.coins.100", userID: user, status: status,
                           createdAt: epoch, metadata: ["version": String(version), "note": String(repeating: "x", count: 40)])
         order.updatedAt = epoch.addingTimeInterval(TimeInterval(version))
         return order

@@ -17,7 +17,7 @@ func makeEngine(store: any PaymentQueue, server: any ReceiptVerifier, ordersFold
     let engine = try PurchaseEngine(configuration: .init(
         paymentQueue: store,                                   // AppStorePaymentQueue(), or SimulatedPaymentQueue in tests
         receiptVerifier: server,                               // your server: verify, credit once per transaction id
-        orderStore: try FileOrderStore(directory: ordersFolder)))
+        orderStore: try JournalOrderStore(directory: ordersFolder)))
     try await engine.start()                                   // at launch, before any UI: recovers what a kill left
     return engine
 }
@@ -138,15 +138,15 @@ enum GuideSetupSamples {
         return store
     }
 
-    static func fileStore() throws -> FileOrderStore {
+    static func orderStore() throws -> JournalOrderStore {
         let support = try FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask,
                                                   appropriateFor: nil, create: true)
-        let orders = try FileOrderStore(directory: support.appendingPathComponent("Purchases"),
-                                        configuration: .init(archiveRetention: 90 * 24 * 3600))
+        let orders = try JournalOrderStore(directory: support.appendingPathComponent("Purchases"),
+                                           configuration: .init(archiveRetention: 90 * 24 * 3600))
         return orders
     }
 
-    static func launch(storeQueue: any PaymentQueue, api: any ShopAPI, orders: FileOrderStore, userID: String) async throws -> PurchaseEngine {
+    static func launch(storeQueue: any PaymentQueue, api: any ShopAPI, orders: JournalOrderStore, userID: String) async throws -> PurchaseEngine {
         let engine = try PurchaseEngine(configuration: .init(
             paymentQueue: storeQueue,
             receiptVerifier: ServerReceiptVerifier(api: api),

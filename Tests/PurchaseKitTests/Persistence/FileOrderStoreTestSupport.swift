@@ -82,7 +82,7 @@ final class FaultyFileSystem: FileSystem {
         let (fault, skip): (Fault?, Bool) = state.withLock { s in
             s.calls[operation, default: 0] += 1
             let fault = s.faults.first { $0.operation == operation && ($0.pathContains.map(path.contains) ?? true) }
-            let skip = s.syncDisabled && (operation == .synchronize || operation == .synchronizeDirectory)
+            let skip = s.syncDisabled && [.synchronize, .synchronizeData, .synchronizeDirectory].contains(operation)
             return (fault, skip)
         }
         if let fault { throw FileSystemError(operation: operation, errorNumber: fault.errorNumber, path: path) }
@@ -109,6 +109,18 @@ final class FaultyFileSystem: FileSystem {
 
     func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
         if try check(.synchronize, path) { try base.synchronize(descriptor, path: path) }
+    }
+
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        if try check(.synchronizeData, path) { try base.synchronizeData(descriptor, path: path) }
+    }
+
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        if try check(.preallocate, path) { try base.preallocate(descriptor, length: length, path: path) }
+    }
+
+    func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        if try check(.synchronize, path) { try base.synchronizeFile(atPath: path) }
     }
 
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {

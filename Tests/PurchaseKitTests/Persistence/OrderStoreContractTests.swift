@@ -6,7 +6,10 @@ import XCTest
 /// against the in-memory store prove something about the file store too.
 final class OrderStoreContractTests: XCTestCase {
     private func stores() throws -> [(String, any OrderStore)] {
-        [("InMemoryOrderStore", InMemoryOrderStore()), ("FileOrderStore", try makeStore(makeTemporaryDirectory(self)))]
+        [("InMemoryOrderStore", InMemoryOrderStore()), ("FileOrderStore", try makeStore(makeTemporaryDirectory(self))),
+         ("JournalOrderStore", try makeJournalStore(makeTemporaryDirectory(self))),
+         // A snapshot after every record: the same answers while snapshots come and go.
+         ("JournalOrderStore, snapshotting", try makeJournalStore(makeTemporaryDirectory(self), snapshotThreshold: 1))]
     }
 
     func testATransactionClaimedByAnotherOrderStaysFindableWhenTheFirstIsRemovedOrChanged() async throws {

@@ -6,9 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The order stores compared: PurchaseKit's two and the two baselines.
+/// The order stores compared: PurchaseKit's three and the two baselines.
 enum StoreKind: String, CaseIterable, Sendable {
     case inMemory = "InMemoryOrderStore"
+    case journal = "JournalOrderStore"
     case file = "FileOrderStore"
     case jsonArray = "JSON array (baseline)"
     case grdb = "SQLite via GRDB (baseline)"
@@ -17,6 +18,7 @@ enum StoreKind: String, CaseIterable, Sendable {
     func makeStore(in scratch: ScratchDirectory) throws -> any OrderStore {
         switch self {
         case .inMemory: return InMemoryOrderStore()
+        case .journal: return try JournalOrderStore(directory: scratch.file("orders-store"))
         case .file: return try FileOrderStore(directory: scratch.file("orders-store"))
         case .jsonArray: return JSONArrayOrderStore(directory: scratch.url)
         case .grdb: return try GRDBOrderStore(path: scratch.file("orders.sqlite").path)
@@ -40,16 +42,15 @@ struct StoreFixture: Sendable {
         switch kind {
         case .inMemory:
             break
+        case .journal:
+            // A folder in FileOrderStore's layout, which the journal store imports into its
+            // snapshot the first time it opens it: the import is part of the set-up.
+            try Self.writeFileStoreFolder(orders, at: scratch.file("orders-store"))
+            let store = try JournalOrderStore(directory: scratch.file("orders-store"))
+            _ = try await store.loadOpenOrders()
+            await store.close()
         case .file:
-            // Create the store's folders the store's own way, then drop one file per
-            // order in the open-orders folder. Ids like `fixture-12` are kept as they are
-            // in the file name (`order-fixture-12.json`); `verify()` checks that the
-            // store reads every one back, so a change of layout fails loudly.
-            _ = try FileOrderStore(directory: scratch.file("orders-store"))
-            let folder = scratch.file("orders-store").appendingPathComponent("orders").path
-            for order in orders {
-                try DurableFile.writeQuickly(try OrderCoding.encode(order), to: folder + "/order-\(order.id).json")
-            }
+            try Self.writeFileStoreFolder(orders, at: scratch.file("orders-store"))
         case .jsonArray:
             try await JSONArrayOrderStore(directory: scratch.url).seed(orders)
         case .grdb:
@@ -57,6 +58,18 @@ struct StoreFixture: Sendable {
         }
         sync()
         try await verify()
+    }
+
+    /// Creates a FileOrderStore's folders the store's own way, then drops one file per
+    /// order in the open-orders folder. Ids like `fixture-12` are kept as they are in the
+    /// file name (`order-fixture-12.json`); `verify()` checks that the store reads every
+    /// one back, so a change of layout fails loudly.
+    static func writeFileStoreFolder(_ orders: [Order], at url: URL) throws {
+        _ = try FileOrderStore(directory: url)
+        let folder = url.appendingPathComponent("orders").path
+        for order in orders {
+            try DurableFile.writeQuickly(try OrderCoding.encode(order), to: folder + "/order-\(order.id).json")
+        }
     }
 
     /// Opens the fixture as a new store would be opened at launch.

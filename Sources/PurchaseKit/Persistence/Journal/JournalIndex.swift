@@ -1,0 +1,171 @@
+import Foundation
+
+/// Everything ``JournalOrderStore`` holds, in memory: open orders whole, and
+/// archived and compacted ones in their binary form (``OrderBinaryCoding``),
+/// decoded when asked for. The files only ever repeat what is here, so a
+/// lookup never touches the disk, and a save or a lookup costs the same
+/// however many orders are stored.
+struct JournalIndex: Sendable {
+    /// Where an order's current version stands.
+    enum Place: UInt8, Sendable {
+        case open = 1
+        /// Archived, kept whole for the retention period.
+        case archived = 2
+        /// Archived past the retention: receipt, metadata and hint dropped, the rest kept for good.
+        case compacted = 3
+    }
+
+    /// What lookups need to know of an order, wherever it stands.
+    struct Entry: Sendable {
+        var place: Place
+        var userID: String
+        var token: String?
+        var transactionID: String?
+        var updatedAt: Date
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    private(set) var openOrders: [String: Order] = [:]
+    /// The binary form of every archived and compacted order.
+    private(set) var stored: [String: Data] = [:]
+    private var idByTransaction: [String: String] = [:]
+    private var idByToken: [String: String] = [:]
+    /// Each user's orders, built at the first question about a user rather
+    /// than at launch (most launches ask none), then kept up to date.
+    private var openIDsByUser: [String: Set<String>] = [:]
+    private var storedIDsByUser: [String: Set<String>] = [:]
+    private var usersAreIndexed = false
+
+    /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
+    mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+        openOrders.reserveCapacity(count)
+        idByToken.reserveCapacity(count)
+    }
+
+    func entry(for id: String) -> Entry? { entries[id] }
+
+    func orderID(forTransaction transactionID: String) -> String? { idByTransaction[transactionID] }
+
+    func orderID(forToken token: String) -> String? { idByToken[token] }
+
+    /// Every order id of one user, open, archived and compacted.
+    mutating func orderIDs(forUser userID: String) -> [String] {
+        indexUsers()
+        return Array(openIDsByUser[userID] ?? []) + Array(storedIDsByUser[userID] ?? [])
+    }
+
+    /// The open orders of one user, oldest first.
+    mutating func openOrders(forUser userID: String) -> [Order] {
+        indexUsers()
+        return Self.inCreationOrder((openIDsByUser[userID] ?? []).compactMap { openOrders[$0] })
+    }
+
+    private mutating func indexUsers() {
+        guard !usersAreIndexed else { return }
+        usersAreIndexed = true
+        for (id, entry) in entries { addToUser(id, entry) }
+    }
+
+    /// The order with this id, wherever it stands (decoding an archived one).
+    func order(id: String) -> Order? {
+        if let open = openOrders[id] { return open }
+        guard let bytes = stored[id] else { return nil }
+        // Stored bytes were decoded once when they were read or written; they decode again.
+        return bytes.withUnsafeBytes { try? OrderBinaryCoding.decode($0) }
+    }
+
+    // MARK: Changes
+
+    /// Makes `order` the open version of its id, replacing whatever was known about it.
+    mutating func putOpen(_ order: consuming Order) {
+        let entry = Entry(place: .open, userID: order.userID, token: order.token,
+                          transactionID: order.transactionID, updatedAt: order.updatedAt)
+        // One lookup for the usual case, a new id (every order a launch reads).
+        if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
+        openOrders[order.id] = order
+        link(order.id, entry)
+    }
+
+    /// Records an archived or compacted order from its binary form.
+    mutating func putStored(_ keys: OrderBinaryCoding.Keys, bytes: Data, place: Place) {
+        let entry = Entry(place: place, userID: keys.userID, token: keys.token,
+                          transactionID: keys.transactionID, updatedAt: keys.updatedAt)
+        if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
+        stored[keys.id] = bytes
+        link(keys.id, entry)
+    }
+
+    /// Moves an open order to the archive. Returns false when there is no such open order.
+    @discardableResult
+    mutating func archive(id: String) -> Bool {
+        guard let order = openOrders[id] else { return false }
+        var writer = ByteWriter()
+        OrderBinaryCoding.encode(order, into: &writer)
+        let keys = OrderBinaryCoding.Keys(id: id, userID: order.userID, token: order.token,
+                                          updatedAt: order.updatedAt, transactionID: order.transactionID)
+        putStored(keys, bytes: Data(writer.bytes), place: .archived)
+        return true
+    }
+
+    /// Forgets an order. Returns whether there was one.
+    @discardableResult
+    mutating func remove(id: String) -> Bool {
+        guard let old = entries.removeValue(forKey: id) else { return false }
+        unlink(id, old, keeping: nil)
+        return true
+    }
+
+    /// Drops what `old`, the entry an order had, put in the other tables. The
+    /// transaction and token links go only if they still point here and the
+    /// new version (`kept`) does not keep them: another order may have
+    /// claimed them since.
+    private mutating func unlink(_ id: String, _ old: Entry, keeping kept: Entry?) {
+        if let oldTransaction = old.transactionID, oldTransaction != kept?.transactionID, idByTransaction[oldTransaction] == id {
+            idByTransaction[oldTransaction] = nil
+        }
+        if let oldToken = old.token, oldToken != kept?.token, idByToken[oldToken] == id { idByToken[oldToken] = nil }
+        if old.place == .open {
+            if kept?.place != .open { openOrders[id] = nil }
+            if usersAreIndexed, kept?.place != .open || kept?.userID != old.userID { Self.drop(id, of: old.userID, from: &openIDsByUser) }
+        } else {
+            if kept == nil || kept?.place == .open { stored[id] = nil }
+            if usersAreIndexed, kept == nil || kept?.place == .open || kept?.userID != old.userID {
+                Self.drop(id, of: old.userID, from: &storedIDsByUser)
+            }
+        }
+    }
+
+    private mutating func link(_ id: String, _ entry: Entry) {
+        if let transactionID = entry.transactionID { idByTransaction[transactionID] = id }
+        if let token = entry.token { idByToken[token] = id }
+        if usersAreIndexed { addToUser(id, entry) }
+    }
+
+    private mutating func addToUser(_ id: String, _ entry: Entry) {
+        if entry.place == .open {
+            openIDsByUser[entry.userID, default: []].insert(id)
+        } else {
+            storedIDsByUser[entry.userID, default: []].insert(id)
+        }
+    }
+
+    private static func drop(_ id: String, of userID: String, from table: inout [String: Set<String>]) {
+        table[userID]?.remove(id)
+        if table[userID]?.isEmpty == true { table[userID] = nil }
+    }
+
+    /// Oldest first; the id breaks ties so the order is stable. Sorts small
+    /// keys, not orders, so that a launch with many open orders copies each
+    /// order once.
+    static func inCreationOrder<Orders: Collection<Order>>(_ orders: Orders) -> [Order] {
+        var keys: [(createdAt: Date, position: Orders.Index)] = []
+        keys.reserveCapacity(orders.count)
+        for position in orders.indices { keys.append((orders[position].createdAt, position)) }
+        keys.sort { a, b in
+            if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+            return orders[a.position].id < orders[b.position].id
+        }
+        return keys.map { orders[$0.position] }
+    }
+}

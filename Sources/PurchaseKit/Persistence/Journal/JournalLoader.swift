@@ -1,0 +1,154 @@
+import Foundation
+
+/// Reads a ``JournalOrderStore``'s folder into an index, on the store's thread:
+/// the newest snapshot, then every journal after it, record by record.
+///
+/// Never fails because of damage: bytes that are not a whole record, and
+/// records that cannot be read, are copied to the quarantine folder and
+/// become problems for the report, and the load asks for a fresh snapshot so
+/// that the damaged files go. Fails only when a file cannot be read at all or
+/// was written by a newer PurchaseKit, in which case nothing is changed on disk.
+struct JournalLoader {
+    /// What the load found.
+    struct Outcome: Sendable {
+        var index = JournalIndex()
+        var problems: [PurchaseKitError] = []
+        /// The generation of the next journal file: above every file found.
+        var nextGeneration: UInt64 = 1
+        var snapshotBytes = 0
+        var journalBytes = 0
+        /// Damage was set aside, or journals piled up: a fresh snapshot should replace the files.
+        var needsSnapshot = false
+        /// `FileOrderStore` folders with entries are in the directory: import them.
+        var hasLegacyFiles = false
+    }
+
+    /// Launches that each left a journal file before a snapshot is written at the next one.
+    static let maximumJournalFiles = 8
+    /// The largest file read: far above any real store, low enough to refuse a runaway file.
+    static let fileReadLimit = Int(Int32.max - 1)
+
+    let configuration: JournalOrderStore.Configuration
+    let root: String
+    let folder: String
+    let quarantine: Quarantine
+
+    var fileSystem: any FileSystem { configuration.fileSystem }
+
+    func load(_ context: inout JournalWriter.Context) throws(PurchaseKitError) -> Outcome {
+        var outcome = Outcome()
+        let names: [String]
+        do throws(FileSystemError) {
+            names = try fileSystem.contentsOfDirectory(atPath: folder).sorted()
+        } catch {
+            throw PurchaseKitError.readFailed(error, "The order journal's folder could not be listed")
+        }
+        var snapshots: [UInt64] = []
+        var journals: [UInt64] = []
+        var obsolete: [String] = []
+        for name in names {
+            switch JournalFiles.classify(name) {
+            case .snapshot(let generation): snapshots.append(generation)
+            case .journal(let generation): journals.append(generation)
+            case .temporary: obsolete.append(name)
+            case .hidden: break
+            case .foreign:
+                outcome.problems.append(quarantine.move(name, from: folder, label: "journal/\(name)", damage: PurchaseKitError(
+                    .persistenceCorrupt, "The file 'journal/\(name)' is not part of the order journal.",
+                    advice: "Something other than PurchaseKit put it there; the orders are unaffected.")))
+            }
+        }
+        outcome.nextGeneration = ((snapshots + journals).max() ?? 0) + 1
+        let base = snapshots.max()
+        if let base {
+            obsolete += snapshots.filter { $0 < base }.map(JournalFiles.snapshotName)
+            obsolete += journals.filter { $0 < base }.map(JournalFiles.journalName)
+            outcome.snapshotBytes = try read(JournalFiles.snapshotName(base), kind: .snapshot, into: &outcome)
+        }
+        let live = journals.filter { $0 >= base ?? 0 }.sorted()
+        for generation in live {
+            outcome.journalBytes += try read(JournalFiles.journalName(generation), kind: .journal, into: &outcome)
+        }
+        if live.count > Self.maximumJournalFiles { outcome.needsSnapshot = true }
+        flush(live.map(JournalFiles.journalName), &outcome)
+        if !obsolete.isEmpty { deleteObsolete(obsolete, &outcome) }
+        outcome.hasLegacyFiles = LegacyFolders(root: root, fileSystem: fileSystem).holdFiles()
+        context.reset(nextGeneration: outcome.nextGeneration)
+        return outcome
+    }
+
+    /// Flushes the journals a previous process wrote: it may have died with
+    /// records acknowledged before their flush still in the page cache, and
+    /// a record this process makes durable must not outlive an earlier one.
+    private func flush(_ names: [String], _ outcome: inout Outcome) {
+        guard !names.isEmpty else { return }
+        do throws(FileSystemError) {
+            for name in names { try fileSystem.synchronizeFile(atPath: folder + "/" + name) }
+            try fileSystem.synchronizeDirectory(atPath: folder)
+        } catch {
+            outcome.problems.append(.writeFailed(error, "The journal left by the previous launch could not be flushed", orderID: nil,
+                                                 advice: "Its last changes may not survive a power loss; they are flushed again at the next launch."))
+        }
+    }
+
+    /// Deletes what a snapshot made obsolete and temporary files of interrupted
+    /// snapshots. The folder is flushed first: the newest snapshot's rename must
+    /// be durable before the files it replaces go.
+    private func deleteObsolete(_ names: [String], _ outcome: inout Outcome) {
+        do throws(FileSystemError) {
+            try fileSystem.synchronizeDirectory(atPath: folder)
+            for name in names { try fileSystem.removeFile(atPath: folder + "/" + name) }
+            try fileSystem.synchronizeDirectory(atPath: folder)
+            log(.notice, "Deleted journal files left by an interrupted snapshot.", ["count": String(names.count)])
+        } catch {
+            outcome.problems.append(.writeFailed(error, "Files of the order journal that a snapshot replaced could not be deleted",
+                                                 orderID: nil, advice: "Nothing was lost; they are deleted again at the next launch."))
+        }
+    }
+
+    /// Reads one file into the index. Returns the size of its records.
+    private func read(_ name: String, kind: JournalRecord.FileKind, into outcome: inout Outcome) throws(PurchaseKitError) -> Int {
+        let label = "journal/\(name)"
+        let contents: FileContents
+        do throws(FileSystemError) {
+            contents = try fileSystem.readRegularFile(atPath: folder + "/" + name, maximumSize: Self.fileReadLimit)
+        } catch {
+            throw PurchaseKitError.readFailed(error, "The file '\(label)' of the order journal could not be read")
+        }
+        let data: Data
+        switch contents {
+        case .data(let bytes):
+            data = bytes
+        case .unusable(.tooLarge(let size, let limit)):
+            throw PurchaseKitError(.persistenceReadFailed, "The file '\(label)' holds \(size) bytes, more than the \(limit) the store reads; it was left in place.",
+                                   advice: "Nothing was changed. Move the store to a build that reads it, or contact support.")
+        case .unusable(let unusable):
+            // Not a file PurchaseKit writes: set aside, like any foreign entry.
+            outcome.problems.append(quarantine.move(name, from: folder, label: label, damage: .unusableEntry(label, unusable)))
+            return 0
+        }
+        var replay = JournalReplay(label: label, kind: kind, maximumRecordSize: configuration.maximumRecordSize)
+        data.withUnsafeBytes { replay.apply($0, to: &outcome.index) }
+        if let newer = replay.newerFormat {
+            throw PurchaseKitError(.persistenceReadFailed, "The file '\(label)' was written by a newer PurchaseKit (format \(newer)); nothing was read.",
+                                   advice: "Update the app: this version cannot read the orders it holds, and changes nothing on disk.")
+        }
+        for damage in replay.damaged {
+            let bytes = data.subdata(in: (data.startIndex + damage.range.lowerBound)..<(data.startIndex + damage.range.upperBound))
+            let problem = quarantine.keep(bytes, from: name, offset: damage.range.lowerBound, damage: damage.problem)
+            outcome.problems.append(problem)
+            outcome.needsSnapshot = outcome.needsSnapshot || problem.message.contains("moved to quarantine/")
+        }
+        if let missing = replay.missingEnd {
+            outcome.problems.append(missing)
+            outcome.needsSnapshot = true
+        }
+        return replay.endOfRecords
+    }
+
+    private func log(_ level: LogLevel, _ message: String, _ metadata: [String: String]) {
+        let handler = configuration.logHandler
+        guard level >= handler.minimumLevel else { return }
+        handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: configuration.clock.now))
+    }
+}

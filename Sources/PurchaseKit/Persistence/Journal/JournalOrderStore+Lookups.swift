@@ -1,0 +1,115 @@
+import Foundation
+
+extension JournalOrderStore {
+    /// Every open order, oldest first, and what the first load (or a reload
+    /// after a failed write) could not read. Problems are reported once.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read.
+    public func loadOpenOrders() async throws -> OrderLoadReport {
+        try await ready()
+        let (open, problems) = state.withLock { s in
+            defer { s.unreportedProblems = [] }
+            return (s.index.openOrders, s.unreportedProblems)
+        }
+        return OrderLoadReport(orders: JournalIndex.inCreationOrder(open.values), problems: problems)
+    }
+
+    /// The open orders of one user, oldest first.
+    public func openOrders(forUser userID: String) async throws -> [Order] {
+        try await ready()
+        return state.withLock { $0.index.openOrders(forUser: userID) }
+    }
+
+    /// Every order of one user, open, archived and compacted, oldest first.
+    /// Compacted ones come without their receipt, metadata and hint.
+    public func orders(forUser userID: String) async throws -> [Order] {
+        try await ready()
+        let orders = state.withLock { s in s.index.orderIDs(forUser: userID).compactMap { s.index.order(id: $0) } }
+        return JournalIndex.inCreationOrder(orders)
+    }
+
+    /// The order with this id, open, archived or compacted.
+    public func order(id: String) async throws -> Order? {
+        try await ready()
+        return state.withLock { $0.index.order(id: id) }
+    }
+
+    /// The order whose store transaction has this id, open, archived or compacted.
+    public func order(transactionID: String) async throws -> Order? {
+        try await ready()
+        return state.withLock { s in s.index.orderID(forTransaction: transactionID).flatMap { s.index.order(id: $0) } }
+    }
+
+    /// The order whose payment carried this token, open, archived or compacted:
+    /// tokens resolve for good.
+    public func order(token: String) async throws -> Order? {
+        try await ready()
+        return state.withLock { s in s.index.orderID(forToken: token).flatMap { s.index.order(id: $0) } }
+    }
+
+    /// Every archived order, whole or compacted, oldest first (for diagnostics and tests).
+    public func archivedOrders() async throws -> [Order] {
+        try await ready()
+        let orders = state.withLock { s in s.index.stored.keys.compactMap { s.index.order(id: $0) } }
+        return JournalIndex.inCreationOrder(orders)
+    }
+
+    /// Compacts every archived order whose last change is older than the
+    /// retention (see ``Configuration/archiveRetention``), then writes a
+    /// snapshot so that the dropped receipts leave the disk. Also runs at the
+    /// first use after launch.
+    ///
+    /// - Returns: How many orders were compacted.
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the snapshot could not be
+    ///   written; the orders stay compacted in memory and are compacted again at the next launch.
+    @discardableResult
+    public func compactArchive() async throws -> Int {
+        while true {
+            try await ready()
+            // One snapshot at a time: wait for one in progress, then compact and write the next.
+            let busy = state.withLock { $0.snapshotInProgress }
+            if busy {
+                await writer.waitUntilIdle()
+                continue
+            }
+            let now = configuration.clock.now
+            let retention = configuration.archiveRetention
+            let (count, written): (Int, Result<Int, FileSystemError>?) = await withCheckedContinuation { continuation in
+                let count = state.withLock { s -> Int? in
+                    guard case .loaded = s.phase, !s.snapshotInProgress else { return nil }
+                    let count = Self.compactExpired(&s.index, now: now, retention: retention)
+                    if count > 0 {
+                        beginSnapshot(&s) { result in continuation.resume(returning: (count, result)) }
+                    }
+                    return count
+                }
+                if count == 0 { continuation.resume(returning: (0, nil)) }
+                if count == nil { continuation.resume(returning: (-1, nil)) }
+            }
+            if count < 0 { continue }
+            if case .failure(let error)? = written {
+                throw PurchaseKitError.writeFailed(error, "The archive was compacted but its snapshot could not be written", orderID: nil,
+                                                   advice: "The receipts stay on disk until a snapshot is written; try again later.")
+            }
+            if count > 0 { log(.info, "Compacted archived orders past their retention.", ["count": String(count)]) }
+            return count
+        }
+    }
+
+    /// Compacts, in memory, every archived order whose last change is older than `retention`.
+    static func compactExpired(_ index: inout JournalIndex, now: Date, retention: TimeInterval) -> Int {
+        let cutoff = now.addingTimeInterval(-retention)
+        var count = 0
+        for (id, bytes) in index.stored {
+            guard let entry = index.entry(for: id), entry.place == .archived, entry.updatedAt < cutoff,
+                  let order = bytes.withUnsafeBytes({ try? OrderBinaryCoding.decode($0) }) else { continue }
+            var writer = ByteWriter()
+            OrderBinaryCoding.encode(CompactOrderRecord.compact(order), into: &writer)
+            let keys = OrderBinaryCoding.Keys(id: id, userID: order.userID, token: order.token,
+                                              updatedAt: order.updatedAt, transactionID: order.transactionID)
+            index.putStored(keys, bytes: Data(writer.bytes), place: .compacted)
+            count += 1
+        }
+        return count
+    }
+}

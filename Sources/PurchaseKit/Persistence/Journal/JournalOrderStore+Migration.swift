@@ -1,0 +1,85 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The folders a ``FileOrderStore`` keeps its orders in.
+struct LegacyFolders {
+    static let names = ["orders", "archive", "ledger"]
+
+    let root: String
+    let fileSystem: any FileSystem
+
+    /// Whether any of them holds an entry other than a hidden file. A folder that cannot be listed
+    /// counts as holding one: the import then reports why it cannot read it,
+    /// rather than the orders in it being passed over.
+    func holdFiles() -> Bool {
+        for name in Self.names {
+            do throws(FileSystemError) {
+                // Its own temporary files count: the import's load deletes them.
+                let entries = try fileSystem.contentsOfDirectory(atPath: root + "/" + name)
+                if entries.contains(where: { !$0.hasPrefix(".") || FileNameCoding.isTemporary($0) }) { return true }
+            } catch {
+                if error.errorNumber != ENOENT { return true }
+            }
+        }
+        return false
+    }
+}
+
+extension JournalOrderStore {
+    /// Imports the orders of a ``FileOrderStore`` in the same directory: every
+    /// open, archived and compacted order the journal does not hold already
+    /// (an order it holds was imported by an earlier launch, or changed since).
+    /// Returns the files whose orders the index now holds, to delete once a
+    /// snapshot holding them is durable, and their folders.
+    ///
+    /// The files are read by a `FileOrderStore`, with its own rules for damaged
+    /// and foreign entries (they are quarantined and reported). A one-time
+    /// cost, paid at the first launch after the switch.
+    func importLegacyFiles(into outcome: inout JournalLoader.Outcome) async throws(PurchaseKitError) -> (files: [String], folders: [String]) {
+        var legacyConfiguration = FileOrderStore.Configuration(
+            archiveRetention: configuration.archiveRetention, clock: configuration.clock, logHandler: configuration.logHandler,
+            // JSON takes more room than the binary form: read what the binary limit can hold.
+            maximumFileSize: max(1024 * 1024, 2 * configuration.maximumRecordSize))
+        legacyConfiguration.fileSystem = fileSystem
+        let legacy = try FileOrderStore(directory: directory, configuration: legacyConfiguration)
+        let export = try await legacy.export()
+        outcome.problems += export.problems
+        var files: [String] = []
+        var imported = 0
+        for item in export.items {
+            if outcome.index.entry(for: item.order.id) == nil {
+                var writer = ByteWriter()
+                OrderBinaryCoding.encode(item.order, into: &writer)
+                guard writer.bytes.count <= configuration.maximumRecordSize else {
+                    outcome.problems.append(PurchaseKitError(
+                        .persistenceCorrupt,
+                        "Order '\(item.order.id)' of the FileOrderStore folders takes \(writer.bytes.count) bytes, more than the journal's limit of \(configuration.maximumRecordSize); its file was left in place.",
+                        advice: "Raise JournalOrderStore.Configuration.maximumRecordSize; it is imported at the next launch.",
+                        orderID: item.order.id))
+                    continue
+                }
+                if item.place == .open {
+                    outcome.index.putOpen(item.order)
+                } else {
+                    let keys = OrderBinaryCoding.Keys(id: item.order.id, userID: item.order.userID, token: item.order.token,
+                                                      updatedAt: item.order.updatedAt, transactionID: item.order.transactionID)
+                    outcome.index.putStored(keys, bytes: Data(writer.bytes), place: item.place)
+                }
+                imported += 1
+            }
+            if let file = item.file { files.append(file) }
+        }
+        for segment in export.ledgerSegments where segment.ids.allSatisfy({ outcome.index.entry(for: $0) != nil }) {
+            files.append(segment.path)
+        }
+        log(.notice, "Imported the orders of a FileOrderStore into the journal.",
+            ["orders": String(imported), "files": String(files.count)])
+        return (files, export.folders)
+    }
+}

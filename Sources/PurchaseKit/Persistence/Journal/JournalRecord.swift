@@ -1,0 +1,118 @@
+import Foundation
+
+/// The records of ``JournalOrderStore``'s files, inside their frames (see
+/// ``JournalFrame``). The first byte of a payload says what it is:
+///
+/// | kind | payload after the kind byte | meaning |
+/// |---|---|---|
+/// | 1 header | format version (1), file kind (1 journal, 2 snapshot), generation (u64), orders that follow (u64; 0 in a journal) | first record of every file |
+/// | 2 put | place (1 open, 2 archived, 3 compacted), the order (``OrderBinaryCoding``) | the order's current version |
+/// | 3 archive | order id | the open order moves to the archive |
+/// | 4 remove | order id | the order is deleted |
+/// | 5 end | number of put records (u64) | last record of a snapshot |
+///
+/// A journal holds a header, then puts (always open), archives and removes, in
+/// the order they happened. A snapshot holds a header, one put per order, and
+/// the end record, which tells a whole snapshot from one that lost its tail.
+enum JournalRecord {
+    static let formatVersion: UInt8 = 1
+
+    enum Kind: UInt8 {
+        case header = 1, put = 2, archive = 3, remove = 4, end = 5
+    }
+
+    enum FileKind: UInt8 {
+        case journal = 1, snapshot = 2
+    }
+
+    /// A record as read back. Ranges are into the file's bytes.
+    enum Parsed {
+        case header(format: UInt8, kind: FileKind, generation: UInt64, orders: UInt64)
+        case put(JournalIndex.Place, order: Range<Int>)
+        case archive(id: String)
+        case remove(id: String)
+        case end(count: UInt64)
+    }
+
+    // MARK: Writing
+
+    static func header(_ kind: FileKind, generation: UInt64, orders: UInt64 = 0, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.header.rawValue)
+        writer.byte(formatVersion)
+        writer.byte(kind.rawValue)
+        writer.uint64(generation)
+        writer.uint64(orders)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    static func put(_ order: Order, place: JournalIndex.Place, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.put.rawValue)
+        writer.byte(place.rawValue)
+        OrderBinaryCoding.encode(order, into: &writer)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    /// A put of an order kept encoded (archived and compacted orders).
+    static func put(encoded order: Data, place: JournalIndex.Place, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.put.rawValue)
+        writer.byte(place.rawValue)
+        writer.bytes.append(contentsOf: order)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    static func archive(id: String, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.archive.rawValue)
+        writer.string(id)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    static func remove(id: String, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.remove.rawValue)
+        writer.string(id)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    static func end(count: UInt64, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.end.rawValue)
+        writer.uint64(count)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    // MARK: Reading
+
+    /// Reads the record whose payload is `range` of `bytes`.
+    static func parse(_ bytes: UnsafeRawBufferPointer, payload range: Range<Int>) throws(BinaryDamage) -> Parsed {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        let rawKind = try reader.byte("kind")
+        guard let kind = Kind(rawValue: rawKind) else { throw BinaryDamage("the record kind \(rawKind) is unknown") }
+        let parsed: Parsed
+        switch kind {
+        case .header:
+            let format = try reader.byte("format version")
+            // A newer format may lay its header out differently: report it before reading further.
+            guard format <= formatVersion else { return .header(format: format, kind: .journal, generation: 0, orders: 0) }
+            let rawFile = try reader.byte("file kind")
+            guard let file = FileKind(rawValue: rawFile) else { throw BinaryDamage("the file kind \(rawFile) is unknown") }
+            let generation = try reader.uint64("generation")
+            parsed = .header(format: format, kind: file, generation: generation, orders: try reader.uint64("orders"))
+        case .put:
+            let rawPlace = try reader.byte("place")
+            guard let place = JournalIndex.Place(rawValue: rawPlace) else { throw BinaryDamage("the place \(rawPlace) is unknown") }
+            return .put(place, order: (range.lowerBound + 2)..<range.upperBound)
+        case .archive:
+            parsed = .archive(id: try reader.string("id"))
+        case .remove:
+            parsed = .remove(id: try reader.string("id"))
+        case .end:
+            parsed = .end(count: try reader.uint64("count"))
+        }
+        guard reader.isAtEnd else { throw BinaryDamage("bytes follow the end of the record") }
+        return parsed
+    }
+}

@@ -1,0 +1,94 @@
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Crashes ``JournalOrderStore`` before and after every file-system call —
+/// of its callers and of its own thread — of saves, archives, removals,
+/// snapshots, launches and an import from a `FileOrderStore` folder, cuts the
+/// power under several policies each, and checks that every save that
+/// returned durably is there, nothing is there twice, and damage is set aside.
+final class JournalPowerLossTests: XCTestCase {
+    private let a1 = TestOrders.version(1, of: "order-a"), a2 = TestOrders.version(2, of: "order-a")
+    private let b1 = TestOrders.version(1, of: "order-b", user: "user-2")
+    private let c1 = TestOrders.version(1, of: "order-c")
+
+    @discardableResult
+    private func assertHolds(_ scenario: JournalCrashScenario, expectingCalls operations: [FileSystemError.Operation]? = nil,
+                             file: StaticString = #filePath, line: UInt = #line) async -> JournalCrashHarness.Report {
+        let report = await JournalCrashHarness().enumerate(scenario)
+        for failure in report.failures.prefix(10) { XCTFail(failure, file: file, line: line) }
+        XCTAssertEqual(report.crashPoints, 2 * report.calls.count + 1, file: file, line: line)
+        XCTAssertEqual(report.runs, report.crashPoints * StoreCrashHarness.policies.count, file: file, line: line)
+        if let operations { XCTAssertEqual(report.calls.map(\.operation), operations, "\(report.calls)", file: file, line: line) }
+        print("\(scenario.name): \(report.calls.count) calls, \(report.crashPoints) crash points, \(report.runs) runs")
+        return report
+    }
+
+    func testTheFirstSaveCreatesTheJournalFile() async {
+        await assertHolds(JournalCrashScenario(name: "first save", setUp: [.open], steps: [.save(a1)]),
+                          expectingCalls: [.create, .preallocate, .write, .synchronizeData, .synchronizeDirectory])
+    }
+
+    func testALaterSaveIsOneAppendAndOneFlush() async {
+        await assertHolds(JournalCrashScenario(name: "second save", setUp: [.open, .save(a1), .save(b1)], steps: [.save(a2)]),
+                          expectingCalls: [.write, .synchronizeData])
+    }
+
+    func testCreatedCompletedAndArchiveAreWrittenWithoutAFlushOfTheirOwn() async {
+        let created = TestOrders.version(1, of: "order-d", status: .created)
+        let completed = TestOrders.version(3, of: "order-a", status: .completed)
+        await assertHolds(JournalCrashScenario(name: "unflushed", setUp: [.open, .save(a1)],
+                                               steps: [.save(created), .save(completed), .archive("order-a"), .save(b1)]),
+                          expectingCalls: [.write, .write, .write, .write, .synchronizeData])
+    }
+
+    func testAppendsThatOutgrowTheReservedRoomReserveMore() async {
+        let steps: [JournalStep] = [.save(a1), .save(b1), .archive("order-b"), .save(a2), .save(c1)]
+        let report = await assertHolds(JournalCrashScenario(name: "reservations", setUp: [.open], steps: steps, reservation: 256))
+        XCTAssertGreaterThanOrEqual(report.calls.filter { $0.operation == .preallocate }.count, 3, "\(report.calls)")
+    }
+
+    func testARemoval() async {
+        await assertHolds(JournalCrashScenario(name: "remove", setUp: [.open, .save(a1), .save(b1)], steps: [.remove("order-a")]),
+                          expectingCalls: [.write, .synchronizeData])
+    }
+
+    func testASaveThatReopensAnArchivedOrder() async {
+        await assertHolds(JournalCrashScenario(name: "re-open", setUp: [.open, .save(a1), .archive("order-a")], steps: [.save(a2)]))
+    }
+
+    func testTheFirstLaunchCreatingTheStore() async {
+        await assertHolds(JournalCrashScenario(name: "first launch", setUp: [], steps: [.open, .save(a1)]))
+    }
+
+    func testALaunchAfterAnUnflushedArchiveFlushesThePreviousJournal() async {
+        let completed = TestOrders.version(3, of: "order-a", status: .completed)
+        await assertHolds(JournalCrashScenario(name: "relaunch", setUp: [.open, .save(a1), .save(completed), .archive("order-a")],
+                                               steps: [.open, .save(b1)]))
+    }
+
+    func testSnapshotsAfterEveryRecord() async {
+        let steps: [JournalStep] = [.save(a1), .save(b1), .archive("order-b"), .save(a2), .remove("order-a"), .save(c1)]
+        await assertHolds(JournalCrashScenario(name: "snapshots", setUp: [.open], steps: steps, snapshotThreshold: 1))
+    }
+
+    func testALaunchThatReadsASnapshotAndJournalsThenSnapshotsAgain() async {
+        let setUp: [JournalStep] = [.open, .save(a1), .save(b1), .archive("order-b"), .open, .save(a2), .open]
+        await assertHolds(JournalCrashScenario(name: "launch over snapshot and journals", setUp: setUp,
+                                               steps: [.save(c1), .open], snapshotThreshold: 200))
+    }
+
+    func testImportingAFileOrderStoreFolder() async {
+        let setUp: [JournalStep] = [.legacySave(a1), .legacySave(b1), .legacyArchive("order-b"), .legacySave(c1)]
+        await assertHolds(JournalCrashScenario(name: "import", setUp: setUp, steps: [.open, .save(a2)]))
+    }
+
+    func testASequenceOfEverything() async {
+        let steps: [JournalStep] = [
+            .save(a1), .save(b1), .save(TestOrders.version(2, of: "order-b", user: "user-2", status: .completed)),
+            .archive("order-b"), .open, .save(a2), .save(c1), .remove("order-c"), .open,
+            .save(TestOrders.version(3, of: "order-b", user: "user-2")),
+        ]
+        await assertHolds(JournalCrashScenario(name: "sequence", setUp: [.open], steps: steps, snapshotThreshold: 300))
+    }
+}

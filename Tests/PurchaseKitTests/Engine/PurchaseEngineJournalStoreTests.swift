@@ -1,0 +1,134 @@
+import Foundation
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// The engine on the journal store: a kill at every point of a purchase, and
+/// a power loss at every file-system call of one, then a relaunch from what
+/// the disk kept. Every paid transaction ends delivered exactly once and
+/// finished; nothing unpaid is charged.
+final class PurchaseEngineJournalStoreTests: XCTestCase {
+    private let points: [KillSwitch.Point] =
+        (1...5).flatMap { [KillSwitch.Point.beforeSave($0), .afterSave($0)] }
+        + [.beforeVerify(1), .afterVerify(1), .beforeFinish(1), .afterFinish(1)]
+
+    func testAKillAtEveryPointThenARelaunchDeliversExactlyOnce() async throws {
+        for point in points {
+            let world = World()
+            let directory = try makeTemporaryDirectory(self)
+            let kill = KillSwitch(at: point)
+            let firstStore = try JournalOrderStore(directory: directory, configuration: .init(clock: world.clock))
+            let dying = try await world.engine(world.dyingConfiguration(kill, orders: firstStore))
+            _ = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice", metadata: ["campaign": "spring"]) }
+            await kill.waitUntilDead()
+            // The process is gone, and its store's thread with it.
+            await firstStore.abandon()
+
+            let store = try JournalOrderStore(directory: directory, configuration: .init(clock: world.clock))
+            let relaunched = try await world.engine(world.configuration(store: store))
+            try await assertDeliveredExactlyOnce(world, relaunched, store, "\(point)")
+            let history = try await store.orders(forUser: "alice")
+            XCTAssertEqual(history.count, point == .beforeSave(1) ? 0 : 1, "\(point)")
+        }
+    }
+
+    func testAPowerLossAtEveryFileSystemCallOfAPurchaseThenARelaunchDeliversExactlyOnce() async throws {
+        var call = 1
+        var runs = 0
+        while true {
+            var fired = false
+            for timing in SimulatedDisk.Timing.allCases {
+                for policy in [SimulatedDisk.PowerLoss.durableOnly, .everything, .seeded(UInt64(call))] {
+                    runs += 1
+                    fired = try await runPurchase(crashingAt: .init(call: call, timing: timing), policy: policy) || fired
+                }
+            }
+            // Once the crash no longer fires, the purchase made fewer calls: every one was a crash point.
+            guard fired else { break }
+            call += 1
+        }
+        XCTAssertGreaterThan(call, 8, "a purchase makes its saves, flushes and archive through the disk")
+        print("power loss during a purchase: \(call - 1) calls, \(runs) runs")
+    }
+
+    /// One purchase on a fresh disk with the crash armed after launch; returns whether it fired.
+    private func runPurchase(crashingAt point: SimulatedDisk.CrashPoint, policy: SimulatedDisk.PowerLoss) async throws -> Bool {
+        let world = World()
+        let disk = SimulatedDisk()
+        _ = try disk.makeDirectory(atPath: "/app", mode: 0o755)
+        try disk.synchronizeDirectory(atPath: "/")
+        let kill = KillSwitch(at: nil)
+        let files = DyingDisk(disk: disk, kill: kill)
+        let directory = URL(fileURLWithPath: "/app/orders", isDirectory: true)
+        let firstStore = try JournalOrderStore(directory: directory, fileSystem: files, configuration: .init(clock: world.clock))
+        let dying = try await world.engine(world.dyingConfiguration(kill, orders: firstStore))
+        disk.crash(at: point)
+        let purchase = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice") }
+        // Either the crash fires (and kills the process), or the purchase runs to rest first.
+        let finished = Task {
+            _ = await purchase.value
+            await dying.waitUntilIdle()
+            await firstStore.waitUntilWritten()
+            kill.killNow()
+        }
+        await kill.waitUntilDead()
+        let fired = disk.isDown
+        if !fired { await finished.value }
+        await firstStore.abandon()
+        disk.powerLoss(policy)
+
+        let store = try JournalOrderStore(directory: directory, fileSystem: disk, configuration: .init(clock: world.clock))
+        let relaunched = try await world.engine(world.configuration(store: store))
+        try await assertDeliveredExactlyOnce(world, relaunched, store, "crash \(point), \(policy)")
+        let report = try await store.loadOpenOrders()
+        XCTAssertTrue(report.orders.allSatisfy { !$0.status.owesDelivery }, "crash \(point), \(policy): \(report.orders)")
+        await store.close()
+        return fired
+    }
+
+    private func assertDeliveredExactlyOnce(_ world: World, _ engine: PurchaseEngine, _ store: JournalOrderStore,
+                                            _ label: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty, "\(label): unfinished \(unfinished)", file: file, line: line)
+        let credits = await world.creditCounts()
+        XCTAssertTrue(credits.values.allSatisfy { $0 == 1 }, "\(label): \(credits)", file: file, line: line)
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, credits.isEmpty ? [:] : [Catalog.coins: 1], label, file: file, line: line)
+        let history = try await store.orders(forUser: "alice")
+        XCTAssertLessThanOrEqual(history.count, 1, label, file: file, line: line)
+        if let order = history.first {
+            let expected: Set<OrderStatus> = credits.isEmpty ? [.failed, .purchasing, .created] : [.completed]
+            XCTAssertTrue(expected.contains(order.status), "\(label): \(order.status)", file: file, line: line)
+        }
+    }
+}
+
+/// The simulated disk, telling the kill switch when the process died at its crash point.
+private struct DyingDisk: FileSystem {
+    let disk: SimulatedDisk
+    let kill: KillSwitch
+
+    private func call<T>(_ body: () throws(FileSystemError) -> T) throws(FileSystemError) -> T {
+        defer { if disk.isDown { kill.killNow() } }
+        return try body()
+    }
+
+    func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool { try call { () throws(FileSystemError) in try disk.makeDirectory(atPath: path, mode: mode) } }
+    func setPermissions(atPath path: String, mode: UInt16) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.setPermissions(atPath: path, mode: mode) } }
+    func createFile(atPath path: String, mode: UInt16) throws(FileSystemError) -> Int32 { try call { () throws(FileSystemError) in try disk.createFile(atPath: path, mode: mode) } }
+    func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.write(data, to: descriptor, path: path) } }
+    func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronize(descriptor, path: path) } }
+    func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronizeData(descriptor, path: path) } }
+    func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
+        try call { () throws(FileSystemError) in try disk.preallocate(descriptor, length: length, path: path) }
+    }
+    func synchronizeFile(atPath path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronizeFile(atPath: path) } }
+    func close(_ descriptor: Int32, path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.close(descriptor, path: path) } }
+    func rename(_ source: String, to destination: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.rename(source, to: destination) } }
+    func removeFile(atPath path: String) throws(FileSystemError) -> Bool { try call { () throws(FileSystemError) in try disk.removeFile(atPath: path) } }
+    func synchronizeDirectory(atPath path: String) throws(FileSystemError) { try call { () throws(FileSystemError) in try disk.synchronizeDirectory(atPath: path) } }
+    func readRegularFile(atPath path: String, maximumSize: Int) throws(FileSystemError) -> FileContents {
+        try call { () throws(FileSystemError) in try disk.readRegularFile(atPath: path, maximumSize: maximumSize) }
+    }
+    func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] { try call { () throws(FileSystemError) in try disk.contentsOfDirectory(atPath: path) } }
+}

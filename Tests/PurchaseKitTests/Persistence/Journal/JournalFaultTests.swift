@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// Failing calls: a save that could not be flushed says so, the store
+/// reloads from disk and goes on; a file that cannot be read fails the load
+/// and is left alone; a snapshot that fails loses nothing.
+final class JournalFaultTests: XCTestCase {
+    func testAFailedFlushFailsTheSaveAndTheStoreReloadsFromDisk() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        try await store.save(makeOrder("o-1"))
+        fileSystem.fail(.synchronizeData, errno: EIO)
+        let error = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-2")) }
+        XCTAssertTrue(error?.message.contains("fdatasync failed") == true, "\(String(describing: error))")
+        fileSystem.heal()
+        // The next call reloads: the journal holds o-2's record (its write went through), so it is there.
+        let afterReload = try await store.loadOpenOrders()
+        XCTAssertEqual(afterReload.orders.map(\.id), ["o-1", "o-2"])
+        try await store.save(makeOrder("o-3", createdAt: testEpoch.addingTimeInterval(1)))
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map(\.id), ["o-1", "o-2", "o-3"])
+        XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
+    }
+
+    func testAFailedWriteLeavesNothingAndTheStoreGoesOnAfterwards() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        try await store.save(makeOrder("o-1"))
+        fileSystem.fail(.write, errno: ENOSPC)
+        let error = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-2")) }
+        XCTAssertEqual((error?.underlying as? POSIXError)?.code, .ENOSPC)
+        fileSystem.heal()
+        let order = try await store.order(id: "o-2")
+        XCTAssertNil(order, "the reload shows what the disk holds")
+        try await store.save(makeOrder("o-2"))
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map(\.id), ["o-1", "o-2"])
+    }
+
+    func testAJournalThatCannotBeReadFailsTheLoadAndIsLeftInPlace() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let first = try makeJournalStore(directory)
+        try await first.save(makeOrder("o-1"))
+        await first.close()
+        let files = journalFiles(directory)
+        let fileSystem = FaultyFileSystem()
+        fileSystem.fail(.read, errno: EIO, pathContains: "/journal/log-")
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = await assertThrows(.persistenceReadFailed) { _ = try await store.loadOpenOrders() }
+        _ = await assertThrows(.persistenceReadFailed) { try await store.save(makeOrder("o-2")) }
+        XCTAssertEqual(journalFiles(directory), files, "nothing was deleted or written")
+        fileSystem.heal()
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders.map(\.id), ["o-1"])
+    }
+
+    func testAFolderThatCannotBeListedFailsTheLoadUntilItCan() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        fileSystem.fail(.list, errno: EACCES)
+        _ = await assertThrows(.persistenceReadFailed) { _ = try await store.loadOpenOrders() }
+        fileSystem.heal()
+        try await store.save(makeOrder("o-1"))
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders.map(\.id), ["o-1"])
+    }
+
+    func testAFailedSnapshotLosesNothingAndTheNextOneSucceeds() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let logs = RecordingLogHandler()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem, logHandler: logs, snapshotThreshold: 1)
+        fileSystem.fail(.rename, errno: EIO, pathContains: "/journal/snapshot-")
+        try await store.save(makeOrder("o-1"))
+        await store.waitUntilWritten()
+        XCTAssertTrue(logs.records.contains { $0.message.contains("snapshot of the order journal could not be written") })
+        XCTAssertFalse(journalFiles(directory).contains { $0.hasPrefix(".tmp-") }, "the temporary file was removed")
+        fileSystem.heal()
+        try await store.save(makeOrder("o-2", createdAt: testEpoch.addingTimeInterval(1)))
+        await store.waitUntilWritten()
+        XCTAssertEqual(journalFiles(directory).filter { $0.hasPrefix("snapshot-") }.count, 1)
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map(\.id), ["o-1", "o-2"])
+    }
+
+    func testAnOrderAboveTheLimitIsRefusedAndAClosedStoreRefusesEverything() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory, maximumRecordSize: 500)
+        var large = makeOrder("o-large")
+        large.metadata = ["blob": String(repeating: "x", count: 600)]
+        let error = await assertThrows(.persistenceWriteFailed) { try await store.save(large) }
+        XCTAssertEqual(error?.orderID, "o-large")
+        let missing = try await store.order(id: "o-large")
+        XCTAssertNil(missing)
+        await store.close()
+        _ = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-1")) }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// A journal store over `directory` with a manual clock standing at ``testEpoch``.
+func makeJournalStore(_ directory: URL, fileSystem: any FileSystem = POSIXFileSystem(),
+                      logHandler: any LogHandler = SilentLogHandler(),
+                      clock: any PurchaseClock = ManualClock(start: testEpoch),
+                      snapshotThreshold: Int = 1024 * 1024, maximumRecordSize: Int = 1024 * 1024,
+                      archiveRetention: TimeInterval = 30 * 86_400, reservation: Int = 256 * 1024) throws -> JournalOrderStore {
+    var configuration = JournalOrderStore.Configuration(
+        archiveRetention: archiveRetention, clock: clock, logHandler: logHandler,
+        maximumRecordSize: maximumRecordSize, snapshotThreshold: snapshotThreshold)
+    configuration.fileSystem = fileSystem
+    configuration.journalReservation = reservation
+    return try JournalOrderStore(directory: directory, configuration: configuration)
+}
+
+/// An order with every optional field set, so that a round trip that drops one fails.
+func makeFullOrder(_ id: String, user: String = "user-1", status: OrderStatus = .delivered) -> Order {
+    var order = Order(id: id, productID: "com.example.pass", userID: user, token: "token-\(id)", quantity: 3,
+                      productType: .autoRenewable, subscriptionGroupID: "group-1", source: .renewal, status: status,
+                      createdAt: testEpoch.addingTimeInterval(0.125), metadata: ["campaign": "spring", "screen": "störe\t✓"])
+    order.paymentBeganAt = testEpoch.addingTimeInterval(1.5)
+    order.paymentFinishedAt = testEpoch.addingTimeInterval(2.25)
+    order.updatedAt = testEpoch.addingTimeInterval(3.000_000_1)
+    order.verificationAttempts = 7
+    order.nextAttemptAt = testEpoch.addingTimeInterval(60)
+    order.hint = "retrying"
+    order.lastErrorCode = .verificationUnavailable
+    order.storeFailureReason = .paymentInvalid
+    order.finishedAt = testEpoch.addingTimeInterval(4)
+    order.transaction = StoreTransaction(
+        id: "t-\(id)", originalID: "t-original-\(id)", productID: "com.example.pass.other",
+        purchaseDate: testEpoch.addingTimeInterval(2), expirationDate: testEpoch.addingTimeInterval(86_400),
+        revocationDate: testEpoch.addingTimeInterval(90_000), revocationReason: .developerIssue, quantity: 2,
+        orderToken: "token-\(id)", receipt: Data((0..<300).map { UInt8($0 % 251) }), environment: .production)
+    return order
+}
+
+/// The names in the journal folder, sorted.
+func journalFiles(_ directory: URL) -> [String] {
+    names(in: directory, "journal").filter { !$0.hasPrefix(".") }
+}
+
+/// Reopens a store on `directory` (after closing `store`) and loads it.
+func reopen(_ store: JournalOrderStore, _ directory: URL, fileSystem: any FileSystem = POSIXFileSystem(),
+            snapshotThreshold: Int = 1024 * 1024) async throws -> (JournalOrderStore, OrderLoadReport) {
+    await store.close()
+    let next = try makeJournalStore(directory, fileSystem: fileSystem, snapshotThreshold: snapshotThreshold)
+    return (next, try await next.loadOpenOrders())
+}

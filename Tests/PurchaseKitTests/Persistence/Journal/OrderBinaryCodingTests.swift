@@ -1,0 +1,120 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+
+final class OrderBinaryCodingTests: XCTestCase {
+    private func encode(_ order: Order) -> [UInt8] {
+        var writer = ByteWriter()
+        OrderBinaryCoding.encode(order, into: &writer)
+        return writer.bytes
+    }
+
+    private func decode(_ bytes: [UInt8]) throws -> Order {
+        try bytes.withUnsafeBytes { raw in try OrderBinaryCoding.decode(raw) }
+    }
+
+    func testCRC32MatchesTheStandardCheckValues() {
+        XCTAssertEqual(CRC32.checksum(Array("123456789".utf8)), 0xCBF4_3926)
+        XCTAssertEqual(CRC32.checksum([]), 0)
+        // Lengths around the eight-byte stride, against a bit-by-bit reference.
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            var reference: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                reference ^= UInt32(byte)
+                for _ in 0..<8 { reference = reference & 1 == 1 ? (reference >> 1) ^ 0xEDB8_8320 : reference >> 1 }
+            }
+            XCTAssertEqual(CRC32.checksum(bytes), ~reference, "length \(length)")
+        }
+    }
+
+    func testEveryFieldRoundTripsAndEveryAbsentFieldStaysAbsent() throws {
+        let full = makeFullOrder("o-full")
+        XCTAssertEqual(try decode(encode(full)), full)
+        let bare = Order(id: "o-bare", productID: "p", userID: "", createdAt: Date(timeIntervalSinceReferenceDate: -1.5))
+        XCTAssertEqual(try decode(encode(bare)), bare)
+        // The JSON form says the same: the two codings agree on every field.
+        XCTAssertEqual(try OrderCoding.decode(OrderCoding.encode(full)), try decode(encode(full)))
+        var extremes = full
+        extremes.quantity = Int.min
+        extremes.transaction?.quantity = Int.max
+        extremes.id = String(repeating: "é", count: 300)
+        XCTAssertEqual(try decode(encode(extremes)), extremes)
+    }
+
+    func testEqualOrdersEncodeToEqualBytes() {
+        var one = makeFullOrder("o-1")
+        one.metadata = ["b": "2", "a": "1", "c": "3"]
+        var other = one
+        other.metadata = ["c": "3", "a": "1", "b": "2"]
+        XCTAssertEqual(encode(one), encode(other))
+    }
+
+    func testKeysAreReadWithoutTheRest() throws {
+        let order = makeFullOrder("o-keys", user: "u-9")
+        let keys = try encode(order).withUnsafeBytes { try OrderBinaryCoding.decodeKeys($0) }
+        XCTAssertEqual(keys.id, "o-keys")
+        XCTAssertEqual(keys.userID, "u-9")
+        XCTAssertEqual(keys.token, order.token)
+        XCTAssertEqual(keys.transactionID, "t-o-keys")
+        XCTAssertEqual(keys.updatedAt, order.updatedAt)
+    }
+
+    func testEveryTruncationAndUnknownValueIsDamageNamingAField() throws {
+        let bytes = encode(makeFullOrder("o-cut"))
+        for length in 0..<bytes.count {
+            XCTAssertThrowsError(try decode(Array(bytes.prefix(length))), "cut at \(length)") { error in
+                XCTAssertTrue(error is BinaryDamage)
+                XCTAssertFalse("\(error)".contains("token-o-cut"), "a damage message shows a value: \(error)")
+            }
+        }
+        XCTAssertThrowsError(try decode(bytes + [0])) { XCTAssertTrue("\($0)".contains("bytes follow")) }
+        var status = makeOrder("o-status")
+        status.status = .purchased
+        var raw = encode(status)
+        let at = try XCTUnwrap(raw.firstRange(of: Array("purchased".utf8)))
+        raw.replaceSubrange(at, with: Array("purchasex".utf8))
+        XCTAssertThrowsError(try decode(raw)) { XCTAssertEqual("\($0)", "the field 'status' holds an unknown value") }
+        var future = bytes
+        future[0] = 2
+        XCTAssertThrowsError(try decode(future)) { XCTAssertTrue("\($0)".contains("newer PurchaseKit")) }
+        var unknownBit = bytes
+        unknownBit[4] |= 0x80
+        XCTAssertThrowsError(try decode(unknownBit)) { XCTAssertTrue("\($0)".contains("presence bits")) }
+    }
+
+    func testAnUnknownProductTypeReadsAsUnknownLikeTheJSONForm() throws {
+        var order = makeOrder("o-type")
+        order.productType = .consumable
+        var raw = encode(order)
+        let at = try XCTUnwrap(raw.firstRange(of: Array("consumable".utf8)))
+        raw.replaceSubrange(at, with: Array("consumablx".utf8))
+        XCTAssertNil(try decode(raw).productType)
+    }
+
+    func testAFrameIsTrustedOnlyWhenMagicLengthAndChecksumAgree() throws {
+        var writer = ByteWriter()
+        JournalRecord.archive(id: "o-1", into: &writer)
+        JournalRecord.remove(id: "o-2", into: &writer)
+        let frames = writer.bytes
+        var payloads: [Range<Int>] = []
+        let scan = frames.withUnsafeBytes { JournalFrame.scan($0, maximumPayload: 64) { payloads.append($0) } }
+        XCTAssertEqual(payloads.count, 2)
+        XCTAssertTrue(scan.damaged.isEmpty)
+        for index in frames.indices {
+            var damaged = frames
+            damaged[index] ^= 0x01
+            var found: [Range<Int>] = []
+            let result = damaged.withUnsafeBytes { JournalFrame.scan($0, maximumPayload: 64) { found.append($0) } }
+            XCTAssertEqual(found.count, 1, "a flipped bit at byte \(index) costs exactly its record")
+            XCTAssertEqual(result.damaged.count, 1, "byte \(index)")
+        }
+        // A length above the limit is not trusted, however well it is checksummed.
+        let tooLong = frames.withUnsafeBytes { raw -> Int in
+            var count = 0
+            _ = JournalFrame.scan(raw, maximumPayload: 2) { _ in count += 1 }
+            return count
+        }
+        XCTAssertEqual(tooLong, 0)
+    }
+}
