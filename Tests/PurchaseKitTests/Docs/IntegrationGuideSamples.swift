@@ -296,7 +296,7 @@ func makeAppStoreEngine(api: any ShopAPI, ordersFolder: URL) throws -> PurchaseE
     try PurchaseEngine(configuration: .init(
         paymentQueue: AppStorePaymentQueue(),
         receiptVerifier: VerifiedReceiptsOnly(ServerReceiptVerifier(api: api)),
-        orderStore: try FileOrderStore(directory: ordersFolder),
+        orderStore: try JournalOrderStore(directory: ordersFolder),
         orderGenerator: ServerOrderGenerator(api: api)))
 }
 
