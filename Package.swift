@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "PurchaseKit", targets: ["PurchaseKit"]),
         .library(name: "PurchaseKitSimulator", targets: ["PurchaseKitSimulator"]),
+        .library(name: "PurchaseKitStoreKit", targets: ["PurchaseKitStoreKit"]),
         .executable(name: "purchasekit-demo", targets: ["purchasekit-demo"]),
     ],
     targets: [
@@ -24,13 +25,23 @@ let package = Package(
             dependencies: ["PurchaseKit"],
             resources: [.copy("Resources/Sample.storekit")]
         ),
+        // The App Store adapter. Where StoreKit is absent (Linux), its StoreKit
+        // code compiles against StoreKitInterface, a transcription of the part
+        // of Apple's StoreKit 2 interface it calls; where StoreKit exists,
+        // StoreKitInterface is empty.
+        .target(
+            name: "PurchaseKitStoreKit",
+            dependencies: ["PurchaseKit", "StoreKitInterface"]
+        ),
+        .target(name: "StoreKitInterface"),
         .executableTarget(
             name: "purchasekit-demo",
             dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
         ),
         .testTarget(
             name: "PurchaseKitTests",
-            dependencies: ["PurchaseKit", "PurchaseKitSimulator"]
+            // PurchaseKitStoreKit for the guide's samples, which the suite compiles.
+            dependencies: ["PurchaseKit", "PurchaseKitSimulator", "PurchaseKitStoreKit"]
         ),
         // Runs the built purchasekit-demo as a user would; depending on the
         // executable target makes SwiftPM build it before the tests.
@@ -38,6 +49,12 @@ let package = Package(
             name: "PurchaseKitDemoTests",
             dependencies: ["purchasekit-demo", "PurchaseKit"],
             resources: [.copy("Fixtures")]
+        ),
+        // The adapter's mapping, and the adapter over the scripted App Store
+        // behind StoreKitInterface, driven by a real engine.
+        .testTarget(
+            name: "PurchaseKitStoreKitTests",
+            dependencies: ["PurchaseKitStoreKit", "StoreKitInterface", "PurchaseKit", "PurchaseKitSimulator"]
         ),
         .testTarget(
             name: "PurchaseKitSimulatorTests",

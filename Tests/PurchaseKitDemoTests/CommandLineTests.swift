@@ -88,6 +88,16 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testASecondRefundOfOneTransactionIsAClearError() throws {
+        XCTAssertEqual(try demo.run(["buy", "com.example.purchasekit.premium"]).status, 0)
+        let id = try XCTUnwrap(try demo.orders().first?["transactionID"] as? String)
+        XCTAssertEqual(try demo.run(["refund", id]).status, 0)
+        let again = try demo.run(["refund", id])
+        XCTAssertEqual(again.status, 1, again.stderr)
+        XCTAssertTrue(again.stderr.contains("Transaction \(id) was already refunded"), again.stderr)
+        XCTAssertEqual(try demo.orders().first?["status"] as? String, "revoked")
+    }
+
     func testAForeignNonEmptyFolderIsNotUsedAsAStateFolder() throws {
         let foreign = demo.directory.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)

@@ -16,6 +16,19 @@ enum FaultSimulationBenchmarks {
         ) { _ in
             _ = await FaultSimulation.runOne(seed: nextSeed.next(), maximumPurchases: maximumPurchases)
         }
+        // What `chaos` does: runs side by side, one per core. Seeds per
+        // second are 100 times this benchmark's throughput.
+        let nextBatch = Seeds()
+        Benchmark(
+            "Fault simulation: 100 seeds, one run per core",
+            configuration: .init(
+                metrics: [.throughput, .wallClock],
+                warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 1_000)
+        ) { _ in
+            let options = FaultSimulation.Options(runs: 100, firstSeed: 1_000_000 + nextBatch.next() * 100,
+                                                  maximumPurchases: maximumPurchases)
+            _ = await FaultSimulation.run(options)
+        }
     }
 }
 

@@ -33,7 +33,8 @@ extension PurchaseEngine {
                 log(.warning, "A paid update without a transaction was ignored", ["productID": update.productID])
                 return
             }
-            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken, fallbackUser: currentUserID)
+            await handlePaid(transaction, kind: update.kind, updateToken: update.orderToken, fallbackUser: currentUserID,
+                             storeInitiated: update.isStoreInitiated)
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
@@ -77,11 +78,17 @@ extension PurchaseEngine {
 
     /// The order an unpaid update (purchasing, deferred, failed...) is about:
     /// by token, or — when the store lost it — the only order of that product
-    /// waiting for the store.
+    /// waiting for the store, but only for an update that leaves the order
+    /// waiting. A guess never fails or cancels an order: a stray or repeated
+    /// tokenless failure would close another user's order, whose own payment
+    /// (tokenless too) would then find no order and go to whoever is logged
+    /// in. Such an order waits instead; its call is answered at the store
+    /// timeout and it expires after `paymentExpiry`, still matchable.
     private func paymentOrder(for update: TransactionUpdate) -> String? {
         if let token = update.orderToken {
             return orders.values.first { $0.token == token }?.id
         }
+        guard update.kind == .purchasing || update.kind == .deferred else { return nil }
         let waiting = orders.values.filter {
             $0.productID == update.productID && $0.transaction == nil
                 && ($0.status == .purchasing || $0.status == .deferred)
@@ -91,13 +98,14 @@ extension PurchaseEngine {
 
     /// A paid transaction: find or make its order, save it as `purchased`, and
     /// start the delivery. `updateToken` is the token of the payment the
-    /// update answers; `fallbackUser` gets a transaction nothing else claims.
+    /// update answers; `fallbackUser` gets a transaction nothing else claims;
+    /// `storeInitiated` marks a purchase the store started.
     /// Call it holding ``lockUpdates()``.
     ///
     /// - Returns: the id of the order the transaction belongs to now, if any.
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
-                    fallbackUser: String?) async -> String? {
+                    fallbackUser: String?, storeInitiated: Bool = false) async -> String? {
         // In a stable order, so that the same updates always match the same way.
         var candidates = orders.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
@@ -116,7 +124,8 @@ extension PurchaseEngine {
             candidates.append(archived)
         }
         let match = configuration.reconciler.match(transaction, kind: kind, answering: updateToken,
-                                                   orders: candidates, currentUserID: fallbackUser)
+                                                   orders: candidates, currentUserID: fallbackUser,
+                                                   storeInitiated: storeInitiated)
         switch match {
         case .alreadyOwned(let orderID):
             // The store answered a new payment with a transaction the account

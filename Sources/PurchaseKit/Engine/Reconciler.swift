@@ -17,14 +17,15 @@ import Foundation
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
+///    Not for a purchase the store started, which never carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for that purchase's user.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
-/// 6. No token at all: an unsolicited purchase (another device,
-///    store-initiated) for the current user; a restored transaction for the
-///    restoring user.
+/// 6. No token at all: an unsolicited purchase for the current user (from
+///    another device, or started by the store: a `storeInitiated` order); a
+///    restored transaction for the restoring user.
 public struct Reconciler: Sendable {
     /// The answer.
     public enum Match: Sendable, Equatable {
@@ -67,8 +68,11 @@ public struct Reconciler: Sendable {
     ///     already owns.
     ///   - currentUserID: Who gets a transaction nothing else claims (the
     ///     logged-in user, or the user restoring).
+    ///   - storeInitiated: The store started the purchase (a promoted in-app
+    ///     purchase), so it is no order's payment with a lost token.
     public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
-                      answering paymentToken: String? = nil, orders: [Order], currentUserID: String?) -> Match {
+                      answering paymentToken: String? = nil, orders: [Order], currentUserID: String?,
+                      storeInitiated: Bool = false) -> Match {
         if let payer = payerAnsweredWithAnotherTransaction(transaction, paymentToken: paymentToken, orders: orders) {
             return .alreadyOwned(orderID: payer.id)
         }
@@ -93,7 +97,7 @@ public struct Reconciler: Sendable {
         // Time matching is for a lost token only: a token we do not know belongs
         // to no waiting order here (each has its own), so it is never guessed onto one.
         let isPurchase = transaction.originalID == transaction.id
-        if isPurchase, transaction.orderToken == nil {
+        if isPurchase, transaction.orderToken == nil, !storeInitiated {
             let candidates = orders.filter { isCandidate($0, for: transaction) }
             if candidates.count == 1, let only = candidates.first {
                 return .order(orderID: only.id)
@@ -120,7 +124,8 @@ public struct Reconciler: Sendable {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         if let currentUserID {
-            return .newOrder(userID: currentUserID, source: kind == .restored ? .restore : .otherDevice)
+            let source: OrderSource = kind == .restored ? .restore : storeInitiated ? .storeInitiated : .otherDevice
+            return .newOrder(userID: currentUserID, source: source)
         }
         return .ambiguous(candidateOrderIDs: [], userID: nil)
     }

@@ -79,4 +79,23 @@ extension FileOrderStore {
         for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
         return orders.sorted(by: FileOrderIndex.creationOrder)
     }
+
+    /// Every order, open, archived and compacted, oldest first (for the fault
+    /// simulation's checks). An archived order in `known` whose index entry
+    /// has the same `updatedAt` is taken from there, not read again: the load
+    /// validated every archived file it indexed, and an archived file changes
+    /// only by a save that moves it back to the open orders.
+    package func allOrders(reusing known: [String: Order] = [:]) throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        var orders = Array(index.openOrders.values)
+        for (id, entry) in index.archivedEntries {
+            if let order = known[id], order.updatedAt == entry.updatedAt {
+                orders.append(order)
+            } else if let order = try readArchived(id: id, entry: entry) {
+                orders.append(order)
+            }
+        }
+        for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
+        return orders.sorted(by: FileOrderIndex.creationOrder)
+    }
 }

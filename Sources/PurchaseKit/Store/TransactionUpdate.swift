@@ -40,15 +40,21 @@ public struct TransactionUpdate: Sendable, Hashable {
     public var paymentID: String?
     /// When the store made the report.
     public var date: Date
+    /// Whether the store started the purchase, not the app (a promoted in-app
+    /// purchase bought on the App Store): a paid transaction no order claims
+    /// then becomes a `storeInitiated` order, and is never matched by time to
+    /// an order waiting for a payment, since it never carried a token.
+    public var isStoreInitiated: Bool
 
     public init(kind: Kind, productID: String, orderToken: String?, transaction: StoreTransaction? = nil,
-                paymentID: String? = nil, date: Date) {
+                paymentID: String? = nil, date: Date, isStoreInitiated: Bool = false) {
         self.kind = kind
         self.productID = productID
         self.orderToken = orderToken
         self.transaction = transaction
         self.paymentID = paymentID
         self.date = date
+        self.isStoreInitiated = isStoreInitiated
     }
 }
 
@@ -59,6 +65,7 @@ extension TransactionUpdate: CustomStringConvertible, CustomDebugStringConvertib
         Mirror(self, children: [
             "kind": kind, "productID": productID, "orderToken": orderToken == nil ? "none" : "<redacted>",
             "transaction": transaction as Any, "paymentID": paymentID as Any, "date": date,
+            "isStoreInitiated": isStoreInitiated,
         ], displayStyle: .struct)
     }
 
@@ -66,6 +73,7 @@ extension TransactionUpdate: CustomStringConvertible, CustomDebugStringConvertib
         var text = "TransactionUpdate(\(kind), productID: \(productID), orderToken: \(orderToken == nil ? "none" : "<redacted>")"
         if let transaction { text += ", transactionID: \(transaction.id)" }
         if let paymentID { text += ", paymentID: \(paymentID)" }
+        if isStoreInitiated { text += ", storeInitiated" }
         return text + ")"
     }
 }

@@ -21,7 +21,9 @@ extension SimulatedDisk: FileSystem {
     }
 
     package func synchronize(_ descriptor: Int32, path: String) throws(FileSystemError) {
-        try perform(.synchronize, path) { tree throws(DiskTree.Failure) in try tree.synchronize(descriptor) }
+        try perform(.synchronize, path) { tree throws(DiskTree.Failure) in
+            if !ignoresFlushes { try tree.synchronize(descriptor) }
+        }
     }
 
     /// The simulated disk keeps no metadata beyond directory entries, so this is `synchronize`.
@@ -51,7 +53,9 @@ extension SimulatedDisk: FileSystem {
     }
 
     package func synchronizeDirectory(atPath path: String) throws(FileSystemError) {
-        try perform(.synchronizeDirectory, path) { tree throws(DiskTree.Failure) in try tree.synchronizeDirectory(at: path) }
+        try perform(.synchronizeDirectory, path) { tree throws(DiskTree.Failure) in
+            if !ignoresFlushes { try tree.synchronizeDirectory(at: path) }
+        }
     }
 
     /// The whole content of a file, for tests that look at the disk directly.

@@ -87,9 +87,15 @@ package final class SimulatedDisk: Sendable {
     }
 
     private let state = Locked(State())
+    /// Whether flushes are acknowledged and do nothing: a broken disk (or a
+    /// store that believes it flushed), for proving that the checks catch it.
+    let ignoresFlushes: Bool
 
-    /// An empty disk holding only the root directory `/`.
-    package init() {}
+    /// An empty disk holding only the root directory `/`; `ignoresFlushes`
+    /// makes it a broken one.
+    package init(ignoresFlushes: Bool = false) {
+        self.ignoresFlushes = ignoresFlushes
+    }
 
     /// The calls made since the disk was created or last came back up, in order.
     package var calls: [Call] { state.withLock { $0.calls } }
@@ -100,6 +106,11 @@ package final class SimulatedDisk: Sendable {
     /// Makes the process die at `point`, counted from now.
     package func crash(at point: CrashPoint) {
         state.withLock { $0.crashPoint = ($0.calls.count + point.call, point.timing) }
+    }
+
+    /// Takes back a crash point that was not reached.
+    package func disarm() {
+        state.withLock { $0.crashPoint = nil }
     }
 
     /// Cuts the power: the disk keeps what `policy` draws from what the rules

@@ -29,6 +29,10 @@ public struct FaultSimulation: Sendable {
         case deliversWithoutCredit
         /// The order store acknowledges saves of delivered and completed orders and keeps nothing.
         case dropsDeliveredSaves
+        /// Every run keeps its orders in a file store on a disk that
+        /// acknowledges flushes and does nothing: a power loss takes what the
+        /// store believed durable.
+        case diskIgnoresFlushes
     }
 
     /// What to run.
@@ -41,6 +45,10 @@ public struct FaultSimulation: Sendable {
         public var maximumPurchases: Int = 20
         /// A deliberate defect; `.none` for a real check.
         public var sabotage: Sabotage = .none
+        /// How many runs go at once, each on its own thread; one per core by
+        /// default. Runs do not share anything, and the report adds them up in
+        /// seed order, so the width changes the wall time and nothing else.
+        public var parallelism: Int = ProcessInfo.processInfo.activeProcessorCount
 
         public init(runs: Int, firstSeed: UInt64 = 1, maximumPurchases: Int = 20) {
             self.runs = runs
@@ -165,14 +173,38 @@ public struct FaultSimulation: Sendable {
         #endif
     }
 
-    /// Runs `options.runs` seeds one after the other.
+    /// Runs `options.runs` seeds, `options.parallelism` at a time, and adds
+    /// up their results in seed order.
     public static func run(_ options: Options) async -> Report {
         let started = Date()
         var report = Report()
-        for index in 0..<max(0, options.runs) {
-            let seed = options.firstSeed &+ UInt64(index)
-            let result = await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage)
-            report.add(result, replayCommand: replayCommand(seed: seed))
+        let count = max(0, options.runs)
+        let width = max(1, min(options.parallelism, count))
+        await withTaskGroup(of: (Int, RunResult).self) { group in
+            var started = 0
+            var finished: [Int: RunResult] = [:]
+            var reported = 0
+            while started < count {
+                if started - reported >= width, let (index, result) = await group.next() {
+                    finished[index] = result
+                    while let result = finished.removeValue(forKey: reported) {
+                        report.add(result, replayCommand: replayCommand(seed: result.seed))
+                        reported += 1
+                    }
+                    continue
+                }
+                let index = started
+                let seed = options.firstSeed &+ UInt64(index)
+                group.addTask { (index, await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage)) }
+                started += 1
+            }
+            while let (index, result) = await group.next() {
+                finished[index] = result
+            }
+            while let result = finished.removeValue(forKey: reported) {
+                report.add(result, replayCommand: replayCommand(seed: result.seed))
+                reported += 1
+            }
         }
         report.seconds = Date().timeIntervalSince(started)
         return report

@@ -6,12 +6,15 @@ struct InjectedFault: Error, Sendable {
     let what: String
 }
 
-/// The order store as one process sees it: killable, with injected write errors.
+/// The order store as one process sees it: killable, with injected write
+/// errors. On a simulated disk, the process dies when the disk reaches its
+/// crash point (the store's call fails with the dead process's error).
 struct ProcessOrderStore: OrderStore {
     let world: SimulationWorld
     let kill: ProcessKill
-
-    private var base: InMemoryOrderStore { world.orders }
+    /// The store this process opened.
+    let base: any OrderStore
+    let disk: SimulatedDisk?
 
     func save(_ order: Order) async throws {
         try await kill.perform("save") {
@@ -22,24 +25,43 @@ struct ProcessOrderStore: OrderStore {
             if world.sabotage == .dropsDeliveredSaves, order.status == .delivered || order.status == .completed {
                 return // The broken store says "saved" and keeps nothing.
             }
-            await base.save(order)
+            try await onDisk { try await base.save(order) }
         }
     }
 
     func archive(orderID: String) async throws {
-        try await kill.perform("archive") { try await base.archive(orderID: orderID) }
+        try await kill.perform("archive") { try await onDisk { try await base.archive(orderID: orderID) } }
     }
 
     func remove(orderID: String) async throws {
-        try await kill.perform("remove") { await base.remove(orderID: orderID) }
+        try await kill.perform("remove") { try await onDisk { try await base.remove(orderID: orderID) } }
     }
 
-    func loadOpenOrders() async throws -> OrderLoadReport { try kill.check(); return await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { try kill.check(); return await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { try kill.check(); return await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { try kill.check(); return await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { try kill.check(); return await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { try kill.check(); return await base.order(token: token) }
+    func loadOpenOrders() async throws -> OrderLoadReport { try await read { try await base.loadOpenOrders() } }
+    func openOrders(forUser userID: String) async throws -> [Order] { try await read { try await base.openOrders(forUser: userID) } }
+    func orders(forUser userID: String) async throws -> [Order] { try await read { try await base.orders(forUser: userID) } }
+    func order(id: String) async throws -> Order? { try await read { try await base.order(id: id) } }
+    func order(transactionID: String) async throws -> Order? { try await read { try await base.order(transactionID: transactionID) } }
+    func order(token: String) async throws -> Order? { try await read { try await base.order(token: token) } }
+
+    /// A call that is not counted (a read may still write: a first load
+    /// compacts and quarantines).
+    private func read<T>(_ body: () async throws -> T) async throws -> T {
+        try kill.check()
+        return try await onDisk(body)
+    }
+
+    /// Runs a call of the store; if the disk reached its crash point during
+    /// it, the process is dead and the call fails as a dead process's does.
+    private func onDisk<T>(_ body: () async throws -> T) async throws -> T {
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        if let disk, disk.isDown {
+            await kill.killNow()
+            throw ProcessKill.Killed()
+        }
+        return try result.get()
+    }
 }
 
 /// The store as one process sees it: killable, with injected transient errors.

@@ -7,6 +7,9 @@ final class SimulatedApp: Sendable {
     let index: Int
     let engine: PurchaseEngine
     let kill: ProcessKill
+    /// Why the device's order store did not open at launch, if it did not.
+    let openingProblem: String?
+    private let starter: any TaskStarter
 
     /// The retry schedule of the simulation: no jitter, so that the time of
     /// every retry depends on the run alone, not on which order drew first.
@@ -16,10 +19,12 @@ final class SimulatedApp: Sendable {
     /// How long a purchase call waits for the store.
     static let storeTimeout: TimeInterval = 600
 
-    private init(index: Int, engine: PurchaseEngine, kill: ProcessKill) {
+    private init(index: Int, engine: PurchaseEngine, kill: ProcessKill, openingProblem: String?, starter: any TaskStarter) {
         self.index = index
         self.engine = engine
         self.kill = kill
+        self.openingProblem = openingProblem
+        self.starter = starter
     }
 
     /// Launches the app on `world` for `user`, dying at `point` if given, and
@@ -27,10 +32,20 @@ final class SimulatedApp: Sendable {
     static func launch(_ world: SimulationWorld, index: Int, user: String?, dyingAt point: ProcessKill.Point? = nil) async -> SimulatedApp {
         let store = world.store
         let kill = ProcessKill(at: point) { await store.detach() }
+        let device = world.device
+        let orders: any OrderStore
+        var openingProblem: String?
+        do {
+            orders = try device.openStore()
+        } catch {
+            // The disk is up: opening fails only if the store is broken.
+            openingProblem = "the order store did not open: \(error)"
+            orders = InMemoryOrderStore()
+        }
         var configuration = PurchaseEngine.Configuration(
             paymentQueue: ProcessPaymentQueue(world: world, kill: kill),
             receiptVerifier: ProcessVerifier(world: world, kill: kill),
-            orderStore: ProcessOrderStore(world: world, kill: kill),
+            orderStore: ProcessOrderStore(world: world, kill: kill, base: orders, disk: device.disk),
             orderGenerator: ProcessOrderGenerator(world: world, kill: kill),
             clock: world.clock, retryPolicy: retryPolicy,
             finishPolicy: world.profile.manualFinish ? .manual : .afterDelivery,
@@ -42,16 +57,18 @@ final class SimulatedApp: Sendable {
         // The configuration is built from valid constants.
         let engine = try! PurchaseEngine(configuration: configuration)
         await engine.setCurrentUser(user)
-        let app = SimulatedApp(index: index, engine: engine, kill: kill)
+        let app = SimulatedApp(index: index, engine: engine, kill: kill, openingProblem: openingProblem, starter: world.starter)
         _ = try? await engine.start()
         await app.settle()
         return app
     }
 
-    /// Waits until the engine has nothing to do now and, if the process died,
-    /// until it is gone.
+    /// Waits until the engine has nothing to do now, every task it resumed
+    /// (a purchase call answered) has run, and, if the process died, until it
+    /// is gone.
     func settle() async {
         await engine.waitUntilIdle()
+        await (starter as? any SimulationTaskStarter)?.runReadyJobs()
         if kill.isDead { await kill.waitUntilGone() }
     }
 }

@@ -75,14 +75,37 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    private struct Starter: TaskStarter {
+    /// Whether jobs other than the running one wait on this thread.
+    private var hasReadyJobs: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return head < jobs.count
+    }
+
+    private struct Starter: SimulationTaskStarter {
         let executor: SimulationExecutor
+
+        func runReadyJobs() async {
+            // The caller runs on this executor: each yield puts it behind
+            // every job already queued, so when the queue holds nothing else,
+            // every task that could make progress has made it.
+            while executor.hasReadyJobs { await Task.yield() }
+        }
 
         @discardableResult
         func start(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
             Task(executorPreference: executor) { await operation() }
         }
     }
+}
+
+/// Starts the tasks of a simulated world, and lets the world's driver wait
+/// until every task that can make progress has made it.
+protocol SimulationTaskStarter: TaskStarter {
+    /// Returns once no task of the world is ready to run but the caller: what
+    /// was resumed (a purchase call answered, a timer fired) has run as far as
+    /// it can without the clock moving or another step.
+    func runReadyJobs() async
 }
 
 extension FaultSimulation {

@@ -47,9 +47,14 @@ extension SimulationRun {
     private func passDays() async -> String {
         let days = Int.random(in: 1...45, using: &random)
         world.plan.record("days pass")
-        // Ask to Buy requests and interrupted or late payments do not outlive a
-        // day at the store: they are answered before the days pass.
+        // Ask to Buy requests, interrupted or late payments and held updates
+        // do not outlive a day at the store: they are answered and delivered
+        // before the days pass. (A payment whose token the store lost and
+        // whose order expired and left the matching window meanwhile cannot
+        // be told from a purchase made outside the app: see the README.)
         await answerEveryPendingRequest()
+        await world.store.releaseHeldUpdates(order: .asProduced)
+        await app.settle()
         let armed = maybeArmCrash(within: 1...8)
         let end = world.clock.now.addingTimeInterval(Double(days) * 24 * 3600)
         while let next = await app.engine.scheduledRetries.values.min(), next <= end {
@@ -59,7 +64,7 @@ extension SimulationRun {
         world.clock.advance(to: end)
         await world.store.processRenewals()
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "\(days) days pass\(armed)"
     }
 
@@ -92,7 +97,7 @@ extension SimulationRun {
         let armed = maybeArmCrash(within: 1...8)
         try? await world.store.refund(transactionID: transaction.id)
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "refund \(transaction.id) (\(transaction.productID))\(armed)"
     }
 
@@ -116,7 +121,7 @@ extension SimulationRun {
         let armed = maybeArmCrash(within: 1...8)
         let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "restore for \(user): \(outcome)\(armed)"
     }
 

@@ -42,13 +42,27 @@ extension SimulationRun {
         }
     }
 
-    /// Maybe arms a crash at one of the next counted calls of this step.
+    /// Maybe arms a crash at one of the next counted calls of this step: a
+    /// call of the app to the world or, on a durable store, half the time a
+    /// call of the store to the disk.
     func maybeArmCrash(within offsets: ClosedRange<Int> = 1...12) -> String {
         guard chance(rates.crash) else { return "" }
         let offset = Int.random(in: offsets, using: &random)
         let timing: ProcessKill.Timing = Bool.random(using: &random) ? .before : .after
+        if let disk = world.device.disk, Bool.random(using: &random) {
+            // A save is several calls to the disk: any of them.
+            let call = Int.random(in: 1...(offsets.upperBound * 6), using: &random)
+            disk.crash(at: SimulatedDisk.CrashPoint(call: call, timing: timing == .before ? .before : .after))
+            return " (crash armed \(timing.rawValue) disk +\(call))"
+        }
         app.kill.arm(offset: offset, timing: timing)
         return " (crash armed \(timing.rawValue) +\(offset))"
+    }
+
+    /// Takes back the crash points of a step that were not reached.
+    func disarmCrash() {
+        app.kill.disarm()
+        world.device.disk?.disarm()
     }
 
     private func purchase() async -> String {
@@ -81,7 +95,7 @@ extension SimulationRun {
         recordFaults(behavior, faults)
         let armed = maybeArmCrash()
         await purchase(product, user: user, quantity: quantity, script: PurchaseScript(behavior, faults: faults))
-        app.kill.disarm()
+        disarmCrash()
         return "purchase \(product) x\(quantity) for \(user): \(behavior) \(describe(faults))\(armed)"
     }
 
@@ -107,6 +121,7 @@ extension SimulationRun {
             latch.open()
         }
         if let earlier {
+            world.plan.record("queued purchase")
             // The call queues behind an earlier one that waits for the store:
             // time passes, deadline by deadline, until that one returns (its
             // store timeout frees it at the latest).
@@ -161,7 +176,7 @@ extension SimulationRun {
             try? await world.store.declineAskToBuy(id: request.id)
         }
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "\(approve ? "approve" : "decline") \(request.id)\(armed)"
     }
 
@@ -170,7 +185,7 @@ extension SimulationRun {
         let armed = maybeArmCrash()
         try? await world.store.completeLatePayment(id: request.id)
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "late payment \(request.id)\(armed)"
     }
 
@@ -179,7 +194,7 @@ extension SimulationRun {
         let armed = maybeArmCrash()
         try? await world.store.completeInterruptedPurchase(id: request.id)
         await app.settle()
-        app.kill.disarm()
+        disarmCrash()
         return "complete \(request.id)\(armed)"
     }
 

@@ -40,7 +40,8 @@ final class SimulationRun {
         random = SeededRandomNumberGenerator(seed: seed)
         let drawn = FaultPlan.Rates.draw(using: &random)
         let rates = fixed ?? drawn
-        let profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : SimulationWorld.Profile()
+        var profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : SimulationWorld.Profile()
+        if sabotage == .diskIgnoresFlushes { profile.durableStore = true }
         world = SimulationWorld(seed: seed, rates: rates, profile: profile, sabotage: sabotage, starter: starter)
         currentUser = Self.users[0]
     }
@@ -66,8 +67,27 @@ final class SimulationRun {
     // MARK: Processes
 
     func launch(dyingAt point: ProcessKill.Point? = nil) async {
+        if let app, app.kill.isDead, let disk = world.device.disk {
+            cutPower(disk)
+        }
         app = await SimulatedApp.launch(world, index: apps.count + 1, user: currentUser, dyingAt: point)
         apps.append(app)
+        if let problem = app.openingProblem {
+            verdict.flag(\.lost, "launch \(apps.count)", "launch \(apps.count): \(problem)")
+        }
+    }
+
+    /// A process on a durable store died: either the process alone (the
+    /// system writes its cache back) or the machine with it, and the disk keeps
+    /// one of the outcomes a power loss allows. A disk that reached its crash
+    /// point always loses power.
+    private func cutPower(_ disk: SimulatedDisk) {
+        if disk.isDown || Bool.random(using: &random) {
+            world.plan.record("power loss")
+            disk.powerLoss(.seeded(UInt64.random(in: 0...UInt64.max, using: &random)))
+        } else {
+            disk.powerLoss(.everything)
+        }
     }
 
     /// After a step: a process that died is gone and the app is relaunched;
@@ -110,7 +130,7 @@ final class SimulationRun {
     /// Faults stop; what waits is resolved; the clock runs through every
     /// scheduled retry for a bounded time.
     func quietPhase(firstStep: Int) async {
-        app.kill.disarm()
+        disarmCrash()
         world.plan.setEnabled(false)
         await world.store.setDefaultFaults(.none)
         var step = firstStep
@@ -132,7 +152,11 @@ final class SimulationRun {
             await app.settle()
         }
         world.clock.advance(to: end)
+        // Renewals that fell due are made now, not by the end checks' first
+        // question to the store (which would change the world being checked).
+        await world.store.processRenewals()
         await app.settle()
+        await assignUnattributedOrders()
         await done("clock runs on")
         if world.profile.manualFinish {
             _ = await finishByHand()

@@ -3,7 +3,7 @@ import PurchaseKitSimulator
 
 extension Commands {
     static let chaos = Command(
-        name: "chaos", synopsis: "chaos [--runs N] [--seed S] [--trace] [--json]",
+        name: "chaos", synopsis: "chaos [--runs N] [--seed S] [--jobs J] [--trace] [--json]",
         summary: "Run the fault simulation and check no order is lost or doubled.",
         details: """
         Runs N seeded stories of purchases under crashes, duplicate and lost store
@@ -14,15 +14,19 @@ extension Commands {
 
           --runs N          how many runs (default 100)
           --seed S          the first run's seed (default 1); run i uses S + i
+          --jobs J          how many runs go at once, one thread each (default:
+                            one per core); the report and its trace hash are
+                            the same for every J
           --trace           print every step of every run and the world after it
                             (use it with --runs 1 to read a failing seed's story)
           --json            print the report as JSON (runs, purchases, lost,
                             duplicated, wrongUser, unfinished, invalidTransitions, seconds, ...)
         """,
-        spec: .init(valueOptions: ["runs", "seed"], flags: ["json", "trace"])
+        spec: .init(valueOptions: ["runs", "seed", "jobs"], flags: ["json", "trace"])
     ) { arguments, context in
         _ = try arguments.positionals([])
         let runs = try arguments.positiveInt("runs", default: 100)
+        let jobs = try arguments.positiveInt("jobs", default: ProcessInfo.processInfo.activeProcessorCount)
         var seed: UInt64 = 1
         if let text = arguments.value("seed") {
             guard let value = UInt64(text) else {
@@ -42,7 +46,9 @@ extension Commands {
             }
             report = traced
         } else {
-            report = await FaultSimulation.run(FaultSimulation.Options(runs: runs, firstSeed: seed))
+            var options = FaultSimulation.Options(runs: runs, firstSeed: seed)
+            options.parallelism = jobs
+            report = await FaultSimulation.run(options)
         }
         if arguments.has("json") {
             context.terminal.line(try JSONOutput.text(report))

@@ -12,6 +12,10 @@ extension Commands {
         let transactionID = try arguments.positionals(["TRANSACTION_ID"])[0]
         let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
         try await world.start()
+        if await world.store.transaction(id: transactionID)?.isRevoked == true {
+            try await world.close()
+            throw DemoError(message: "Transaction \(transactionID) was already refunded; the store refunds a transaction once.")
+        }
         context.terminal.line("The store refunds transaction \(transactionID):")
         try await world.store.refund(transactionID: transactionID)
         try await world.close()

@@ -43,6 +43,17 @@ final class FaultSimulationCheckerTests: XCTestCase {
         XCTAssertGreaterThan(report.lost + report.unfinished + report.entitlementViolations, 0)
     }
 
+    func testADiskThatIgnoresFlushesIsCaught() async {
+        // Every run keeps its orders in a FileOrderStore on a disk whose
+        // flushes do nothing: the power losses after crashes take orders the
+        // store reported saved, and the checks must see it.
+        var options = FaultSimulation.Options(runs: 40, firstSeed: 1)
+        options.sabotage = .diskIgnoresFlushes
+        let report = await FaultSimulation.run(options)
+        XCTAssertFalse(report.failures.isEmpty)
+        XCTAssertGreaterThan(report.lost + report.duplicated + report.wrongUser + report.unfinished + report.entitlementViolations, 0)
+    }
+
     func testAReportAddsUpItsRuns() async {
         let report = await FaultSimulation.run(FaultSimulation.Options(runs: 5, firstSeed: 10, maximumPurchases: 3))
         XCTAssertEqual(report.runs, 5)

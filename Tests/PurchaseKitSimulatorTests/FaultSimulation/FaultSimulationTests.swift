@@ -20,6 +20,14 @@ final class FaultSimulationTests: XCTestCase {
             XCTFail("seed \(failure.seed) failed:\n\(failure.message)\nreplay: \(failure.replayCommand)\n"
                     + "or: \(FaultSimulation.seedEnvironmentVariable)=\(failure.seed) swift test --filter FaultSimulationTests")
         }
+        if options.runs > 1 {
+            // The histories reach every part of the lifecycle, the durable
+            // store under power losses and the `.wait` policy included.
+            for kind in ["crash", "power loss", "days pass", "billing issue", "subscription cancelled", "refund", "restore",
+                         "new device", "outside purchase", "late payment", "log out", "user switch", "queued purchase"] {
+                XCTAssertGreaterThan(report.faults[kind] ?? 0, 0, "no run had \(kind)")
+            }
+        }
         if options.runs == 1 {
             // Replaying one seed: show what happened.
             let result = await FaultSimulation.runOne(seed: options.firstSeed)

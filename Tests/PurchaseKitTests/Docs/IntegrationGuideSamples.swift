@@ -7,6 +7,7 @@
 // which are not available on Linux or without package dependencies.
 
 import PurchaseKitSimulator
+import PurchaseKitStoreKit
 import XCTest
 // The README's quick start, exactly:
 import Foundation
@@ -14,7 +15,7 @@ import PurchaseKit
 
 func makeEngine(store: any PaymentQueue, server: any ReceiptVerifier, ordersFolder: URL) async throws -> PurchaseEngine {
     let engine = try PurchaseEngine(configuration: .init(
-        paymentQueue: store,                                   // the App Store, or SimulatedPaymentQueue
+        paymentQueue: store,                                   // AppStorePaymentQueue(), or SimulatedPaymentQueue in tests
         receiptVerifier: server,                               // your server: verify, credit once per transaction id
         orderStore: try JournalOrderStore(directory: ordersFolder)))
     try await engine.start()                                   // at launch, before any UI: recovers what a kill left
@@ -51,6 +52,7 @@ struct DeliveryReply: Sendable {
 }
 
 private func showMessage(_ text: String) {}
+private func onboardingIsDone() async -> Bool { true }
 private func refreshStoreScreen() async {}
 
 // MARK: Stand-in for os.Logger (same call shape)
@@ -286,4 +288,21 @@ final class CheckoutTests: XCTestCase {
         let credits = await server.allCredits
         XCTAssertEqual(credits.map(\.userID), ["alice"])
     }
+}
+
+// MARK: 4.1 The App Store adapter
+
+func makeAppStoreEngine(api: any ShopAPI, ordersFolder: URL) throws -> PurchaseEngine {
+    try PurchaseEngine(configuration: .init(
+        paymentQueue: AppStorePaymentQueue(),
+        receiptVerifier: VerifiedReceiptsOnly(ServerReceiptVerifier(api: api)),
+        orderStore: try JournalOrderStore(directory: ordersFolder),
+        orderGenerator: ServerOrderGenerator(api: api)))
+}
+
+func makePromotedPurchasesQueue() -> AppStorePaymentQueue {
+    let appStore = AppStorePaymentQueue(configuration: .init(promotedPurchases: .ask { product in
+        await onboardingIsDone()
+    }))
+    return appStore
 }

@@ -57,6 +57,42 @@ final class PurchaseEngineStoreCallbackTests: XCTestCase {
         XCTAssertEqual(credits.count, 1)
     }
 
+    func testATokenlessCancelNeverClosesAnOrder() async throws {
+        // The store reports alice's cancelled payment, three times, without its
+        // token. Closing "the only coins order waiting" on that guess once
+        // closed bob's order, whose tokenless payment then went to whoever was
+        // logged in. A guess may keep an order waiting, never close it.
+        let world = World()
+        let engine = try await world.engine(world.configuration(storeTimeout: 60))
+        await engine.setCurrentUser("carol")
+        await world.store.scriptNextPurchases([
+            PurchaseScript(.userCancel, faults: DeliveryFaults(losesOrderToken: true, extraDeliveries: 2)),
+            PurchaseScript(.success, faults: DeliveryFaults(losesOrderToken: true)),
+        ])
+        let aliceCall = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await world.store.waitForPayments(count: 1)
+        await engine.waitUntilIdle()
+        let aliceOrders = await engine.openOrders(user: "alice")
+        XCTAssertEqual(aliceOrders.map(\.status), [.purchasing], "a tokenless cancel is not matched by a guess")
+        let unfinishedPayments = await world.store.unfinishedPaymentIDs()
+        XCTAssertEqual(unfinishedPayments, [], "the cancelled payment is finished all the same")
+        world.clock.advance(by: 60)
+        await engine.waitUntilIdle()
+        guard case .pending(_, .storeTimeout) = try await aliceCall.value else { return XCTFail("alice's call answers at the timeout") }
+
+        let bob = try await engine.purchase(productID: Catalog.coins, user: "bob")
+        await engine.waitUntilIdle()
+        guard case .pending = bob else { return XCTFail("\(bob)") }
+        let allCredits = await world.server.allCredits
+        XCTAssertTrue(allCredits.isEmpty, "two orders of two users could own the payment: nobody is credited by a guess")
+        let flagged = await engine.openOrders().filter { $0.status == .needsAttention }
+        XCTAssertEqual(flagged.map(\.userID), [""], "it waits for assignment, never goes to carol")
+        let assigned = try await engine.assign(orderID: try XCTUnwrap(flagged.first?.id), toUser: "bob")
+        XCTAssertEqual(assigned.status, .completed)
+        let bobCredits = await world.server.credits(forUser: "bob")
+        XCTAssertEqual(bobCredits.count, 1)
+    }
+
     func testLostTokenWithTwoCandidatesIsFlaggedNotGuessed() async throws {
         let world = World()
         let engine = try await world.engine(world.configuration(storeTimeout: 60))

@@ -45,6 +45,23 @@ final class ReconcilerTests: XCTestCase {
                        .ambiguous(candidateOrderIDs: ["a", "b"], userID: nil))
     }
 
+    func testAStoreInitiatedPurchaseIsNeverMatchedByTimeAndBecomesAStoreInitiatedOrder() {
+        // An order of the same product waits for its payment: a tokenless purchase would be
+        // matched to it by time, but one the store started is not that order's payment.
+        let waiting = [order("a")]
+        XCTAssertEqual(reconciler.match(transaction(), orders: waiting, currentUserID: "u1"), .order(orderID: "a"))
+        XCTAssertEqual(reconciler.match(transaction(), orders: waiting, currentUserID: "u1", storeInitiated: true),
+                       .newOrder(userID: "u1", source: .storeInitiated))
+        XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: "u1"), .newOrder(userID: "u1", source: .otherDevice))
+        // Nobody logged in: never guessed.
+        XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: nil, storeInitiated: true),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+        // Known already: still a duplicate.
+        let known = [order("a", status: .completed, transactionID: "t1")]
+        XCTAssertEqual(reconciler.match(transaction(), orders: known, currentUserID: "u1", storeInitiated: true),
+                       .duplicate(orderID: "a"))
+    }
+
     func testTimeWindowBoundsTheMatch() {
         // Began after the purchase (beyond tolerance): not a candidate.
         let late = [order("a", began: 200)]
