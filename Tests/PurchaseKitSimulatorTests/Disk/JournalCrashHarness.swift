@@ -36,6 +36,8 @@ struct JournalCrashScenario {
     var snapshotThreshold = 1 << 20
     /// The room a journal file reserves at a time.
     var reservation = 4096
+    /// The store makes its file-system calls on the calling thread (as in the fault simulation).
+    var onCallingThread = false
     var existingFolder = "/var/mobile/app"
 }
 
@@ -85,7 +87,8 @@ struct JournalCrashHarness {
         let disk = SimulatedDisk()
         var ledger = JournalLedger()
         let fileSystem: any FileSystem = sabotage.map { SabotagedFileSystem(disk: disk, skipped: $0) } ?? disk
-        var process = Process(disk: disk, fileSystem: fileSystem, threshold: scenario.snapshotThreshold, reservation: scenario.reservation)
+        var process = Process(disk: disk, fileSystem: fileSystem, threshold: scenario.snapshotThreshold, reservation: scenario.reservation,
+                              onCallingThread: scenario.onCallingThread)
         do {
             _ = try disk.makeDirectory(atPath: scenario.existingFolder, mode: 0o755)
             var folder = scenario.existingFolder
@@ -113,9 +116,11 @@ struct JournalCrashHarness {
         return (calls, await JournalChecks(disk: disk, root: Self.root).verify(ledger))
     }
 
-    static func openStore(_ fileSystem: any FileSystem, threshold: Int = 1 << 20, reservation: Int = 4096) throws(PurchaseKitError) -> JournalOrderStore {
+    static func openStore(_ fileSystem: any FileSystem, threshold: Int = 1 << 20, reservation: Int = 4096,
+                          onCallingThread: Bool = false) throws(PurchaseKitError) -> JournalOrderStore {
         var configuration = JournalOrderStore.Configuration(clock: ManualClock(start: TestOrders.epoch), snapshotThreshold: threshold)
         configuration.journalReservation = reservation
+        configuration.writesOnCallingThread = onCallingThread
         return try JournalOrderStore(directory: URL(fileURLWithPath: root, isDirectory: true), fileSystem: fileSystem,
                                      configuration: configuration)
     }
@@ -126,14 +131,16 @@ struct JournalCrashHarness {
         let fileSystem: any FileSystem
         let threshold: Int
         let reservation: Int
+        let onCallingThread: Bool
         var store: JournalOrderStore?
         var legacy: FileOrderStore?
 
-        init(disk: SimulatedDisk, fileSystem: any FileSystem, threshold: Int, reservation: Int) {
+        init(disk: SimulatedDisk, fileSystem: any FileSystem, threshold: Int, reservation: Int, onCallingThread: Bool) {
             self.disk = disk
             self.fileSystem = fileSystem
             self.threshold = threshold
             self.reservation = reservation
+            self.onCallingThread = onCallingThread
         }
 
         /// Makes one call and waits until the store's thread is idle. Returns the call's error.
@@ -144,7 +151,7 @@ struct JournalCrashHarness {
                 case .open:
                     await store?.abandon()
                     store = nil
-                    let opened = try JournalCrashHarness.openStore(fileSystem, threshold: threshold, reservation: reservation)
+                    let opened = try JournalCrashHarness.openStore(fileSystem, threshold: threshold, reservation: reservation, onCallingThread: onCallingThread)
                     store = opened
                     _ = try await opened.loadOpenOrders()
                 case .save(let order):

@@ -83,6 +83,19 @@ final class JournalPowerLossTests: XCTestCase {
         await assertHolds(JournalCrashScenario(name: "import", setUp: setUp, steps: [.open, .save(a2)]))
     }
 
+    /// Without a thread of its own (as the fault simulation runs it), the store
+    /// makes the same calls and keeps the same promises.
+    func testASequenceWithTheFileSystemCallsOnTheCallingThread() async {
+        let completed = TestOrders.version(2, of: "order-b", user: "user-2", status: .completed)
+        let steps: [JournalStep] = [.save(a1), .save(b1), .save(completed), .archive("order-b"), .open, .save(a2), .remove("order-a"), .save(c1)]
+        var scenario = JournalCrashScenario(name: "on the calling thread", setUp: [.open], steps: steps, snapshotThreshold: 300)
+        scenario.onCallingThread = true
+        let report = await assertHolds(scenario)
+        scenario.onCallingThread = false
+        let threaded = await JournalCrashHarness().run(scenario, crash: nil, policy: .everything)
+        XCTAssertEqual(report.calls.map(\.operation), threaded.calls.map(\.operation), "the same calls, thread or not")
+    }
+
     func testASequenceOfEverything() async {
         let steps: [JournalStep] = [
             .save(a1), .save(b1), .save(TestOrders.version(2, of: "order-b", user: "user-2", status: .completed)),

@@ -33,26 +33,31 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
     }
 
     func testAPowerLossAtEveryFileSystemCallOfAPurchaseThenARelaunchDeliversExactlyOnce() async throws {
-        var call = 1
-        var runs = 0
-        while true {
-            var fired = false
-            for timing in SimulatedDisk.Timing.allCases {
-                for policy in [SimulatedDisk.PowerLoss.durableOnly, .everything, .seeded(UInt64(call))] {
-                    runs += 1
-                    fired = try await runPurchase(crashingAt: .init(call: call, timing: timing), policy: policy) || fired
+        // With the store's own thread, and with its calls made on the calling thread (as in the fault simulation).
+        for onCallingThread in [false, true] {
+            var call = 1
+            var runs = 0
+            while true {
+                var fired = false
+                for timing in SimulatedDisk.Timing.allCases {
+                    for policy in [SimulatedDisk.PowerLoss.durableOnly, .everything, .seeded(UInt64(call))] {
+                        runs += 1
+                        fired = try await runPurchase(crashingAt: .init(call: call, timing: timing), policy: policy,
+                                                      onCallingThread: onCallingThread) || fired
+                    }
                 }
+                // Once the crash no longer fires, the purchase made fewer calls: every one was a crash point.
+                guard fired else { break }
+                call += 1
             }
-            // Once the crash no longer fires, the purchase made fewer calls: every one was a crash point.
-            guard fired else { break }
-            call += 1
+            XCTAssertGreaterThan(call, 8, "a purchase makes its saves, flushes and archive through the disk")
+            print("power loss during a purchase (on the calling thread: \(onCallingThread)): \(call - 1) calls, \(runs) runs")
         }
-        XCTAssertGreaterThan(call, 8, "a purchase makes its saves, flushes and archive through the disk")
-        print("power loss during a purchase: \(call - 1) calls, \(runs) runs")
     }
 
     /// One purchase on a fresh disk with the crash armed after launch; returns whether it fired.
-    private func runPurchase(crashingAt point: SimulatedDisk.CrashPoint, policy: SimulatedDisk.PowerLoss) async throws -> Bool {
+    private func runPurchase(crashingAt point: SimulatedDisk.CrashPoint, policy: SimulatedDisk.PowerLoss,
+                             onCallingThread: Bool) async throws -> Bool {
         let world = World()
         let disk = SimulatedDisk()
         _ = try disk.makeDirectory(atPath: "/app", mode: 0o755)
@@ -60,7 +65,9 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
         let kill = KillSwitch(at: nil)
         let files = DyingDisk(disk: disk, kill: kill)
         let directory = URL(fileURLWithPath: "/app/orders", isDirectory: true)
-        let firstStore = try JournalOrderStore(directory: directory, fileSystem: files, configuration: .init(clock: world.clock))
+        var configuration = JournalOrderStore.Configuration(clock: world.clock)
+        configuration.writesOnCallingThread = onCallingThread
+        let firstStore = try JournalOrderStore(directory: directory, fileSystem: files, configuration: configuration)
         let dying = try await world.engine(world.dyingConfiguration(kill, orders: firstStore))
         disk.crash(at: point)
         let purchase = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice") }
@@ -77,7 +84,7 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
         await firstStore.abandon()
         disk.powerLoss(policy)
 
-        let store = try JournalOrderStore(directory: directory, fileSystem: disk, configuration: .init(clock: world.clock))
+        let store = try JournalOrderStore(directory: directory, fileSystem: disk, configuration: configuration)
         let relaunched = try await world.engine(world.configuration(store: store))
         try await assertDeliveredExactlyOnce(world, relaunched, store, "crash \(point), \(policy)")
         let report = try await store.loadOpenOrders()

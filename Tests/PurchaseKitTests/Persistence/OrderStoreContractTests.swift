@@ -9,7 +9,9 @@ final class OrderStoreContractTests: XCTestCase {
         [("InMemoryOrderStore", InMemoryOrderStore()), ("FileOrderStore", try makeStore(makeTemporaryDirectory(self))),
          ("JournalOrderStore", try makeJournalStore(makeTemporaryDirectory(self))),
          // A snapshot after every record: the same answers while snapshots come and go.
-         ("JournalOrderStore, snapshotting", try makeJournalStore(makeTemporaryDirectory(self), snapshotThreshold: 1))]
+         ("JournalOrderStore, snapshotting", try makeJournalStore(makeTemporaryDirectory(self), snapshotThreshold: 1)),
+         ("JournalOrderStore, on the calling thread",
+          try makeJournalStore(makeTemporaryDirectory(self), snapshotThreshold: 200, onCallingThread: true))]
     }
 
     func testATransactionClaimedByAnotherOrderStaysFindableWhenTheFirstIsRemovedOrChanged() async throws {

@@ -41,38 +41,44 @@ extension JournalOrderStore {
 
     private func enqueue(_ record: [UInt8], waiter: JournalWriter.Waiter?,
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
-        state.withLock { s -> Outcome in
-            guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return .notReady }
+        let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
+            guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return (.notReady, nil) }
             do throws(PurchaseKitError) {
-                guard try apply(&s.index) else { return .skipped }
+                guard try apply(&s.index) else { return (.skipped, nil) }
             } catch {
-                return .failed(error)
+                return (.failed(error), nil)
             }
             writer.append(record, needsFlush: waiter != nil, waiter: waiter)
             s.journalBytes += record.count
-            if s.wantsSnapshot(threshold: configuration.snapshotThreshold) { beginSnapshot(&s) }
-            return .queued
+            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
+            return (.queued, beginSnapshot(&s))
         }
+        if let snapshot { startSnapshot(snapshot) }
+        return outcome
     }
 
-    /// Starts a new journal generation and writes a snapshot of everything
-    /// before it, in the background. Called under the lock, right after a
-    /// record was queued, so that the snapshot holds exactly the records of
-    /// the journals it replaces.
-    func beginSnapshot(_ s: inout JournalState, then: (@Sendable (Result<Int, FileSystemError>) -> Void)? = nil) {
+    /// Starts a new journal generation and returns the snapshot of everything
+    /// before it, to be written in the background by ``startSnapshot(_:)``.
+    /// Called under the lock, right after a record was queued, so that the
+    /// snapshot holds exactly the records of the journals it replaces; the
+    /// rotation is queued under the lock too, so that every later record goes
+    /// to the new journal.
+    func beginSnapshot(_ s: inout JournalState, then: (@Sendable (Result<Int, FileSystemError>) -> Void)? = nil) -> SnapshotWrite {
         s.snapshotInProgress = true
         s.generation += 1
         s.journalBytes = 0
         let generation = s.generation
         writer.run { context in context.rotate(to: generation) }
-        let started = writer.start(SnapshotWrite(index: s.index, generation: generation, configuration: configuration) { [weak self] result in
+        return SnapshotWrite(index: s.index, generation: generation, configuration: configuration) { [weak self] result in
             self?.snapshotFinished(result)
             then?(result)
-        })
-        if !started {
-            s.snapshotInProgress = false
-            then?(.failure(FileSystemError(.write, errorNumber: EBADF, path: folder)))
         }
+    }
+
+    /// Hands a snapshot begun by ``beginSnapshot(_:then:)`` to the writer;
+    /// outside the lock, because a writer without a thread writes it at once.
+    func startSnapshot(_ snapshot: SnapshotWrite) {
+        if !writer.start(snapshot) { snapshot.completion(.failure(FileSystemError(.write, errorNumber: EBADF, path: folder))) }
     }
 
     private func snapshotFinished(_ result: Result<Int, FileSystemError>) {

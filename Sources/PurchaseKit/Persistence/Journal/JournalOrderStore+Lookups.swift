@@ -75,14 +75,13 @@ extension JournalOrderStore {
             let now = configuration.clock.now
             let retention = configuration.archiveRetention
             let (count, written): (Int, Result<Int, FileSystemError>?) = await withCheckedContinuation { continuation in
-                let count = state.withLock { s -> Int? in
-                    guard case .loaded = s.phase, !s.snapshotInProgress else { return nil }
+                let (count, snapshot) = state.withLock { s -> (Int?, SnapshotWrite?) in
+                    guard case .loaded = s.phase, !s.snapshotInProgress else { return (nil, nil) }
                     let count = Self.compactExpired(&s.index, now: now, retention: retention)
-                    if count > 0 {
-                        beginSnapshot(&s) { result in continuation.resume(returning: (count, result)) }
-                    }
-                    return count
+                    guard count > 0 else { return (0, nil) }
+                    return (count, beginSnapshot(&s) { result in continuation.resume(returning: (count, result)) })
                 }
+                if let snapshot { startSnapshot(snapshot) }
                 if count == 0 { continuation.resume(returning: (0, nil)) }
                 if count == nil { continuation.resume(returning: (-1, nil)) }
             }

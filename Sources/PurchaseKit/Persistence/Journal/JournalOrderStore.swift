@@ -84,6 +84,12 @@ public final class JournalOrderStore: OrderStore {
         package var fileSystem: any FileSystem = POSIXFileSystem()
         /// How much room a journal file reserves ahead of its end at a time; 0 reserves none.
         package var journalReservation = 256 * 1024
+        /// Makes the file-system calls on the calling thread, before each call
+        /// returns, instead of on the store's own thread: for a caller that
+        /// makes one call at a time and needs the same calls in the same order
+        /// every run, such as the fault simulation. Never for an app: every
+        /// flush then blocks the caller.
+        package var writesOnCallingThread = false
 
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
@@ -121,7 +127,8 @@ public final class JournalOrderStore: OrderStore {
         self.folder = root + "/" + JournalFiles.folderName
         self.quarantinePath = root + "/" + JournalFiles.quarantineFolderName
         try StoreFolders.prepare(root: root, folders: [folder, quarantinePath], fileSystem: configuration.fileSystem)
-        writer = JournalWriter(fileSystem: configuration.fileSystem, folder: folder, reservation: configuration.journalReservation)
+        writer = JournalWriter(fileSystem: configuration.fileSystem, folder: folder, reservation: configuration.journalReservation,
+                               onCallingThread: configuration.writesOnCallingThread)
     }
 
     /// Opens the store over another file system than the real one, such as

@@ -1,15 +1,22 @@
 import Foundation
 
-/// The thread's side of ``JournalWriter``: its loop, and the writing of batches.
+/// The working side of ``JournalWriter``: the loop its thread runs (or its
+/// callers run, when it has no thread), and the writing of batches.
 extension JournalWriter {
-    private enum Next {
+    /// What the loop does next.
+    enum Next {
         case batch(Batch), job(@Sendable (inout Context) -> Void), begin(any BackgroundWork), step, wait, stop
     }
 
-    static func run(_ initial: Context, queue: Locked<Queue>, wake: DispatchSemaphore) {
-        var context = initial
+    /// The loop's state: what the writer works with, and long work under way.
+    /// The thread owns one; a writer without a thread keeps one under a lock.
+    struct Loop {
+        var context: Context
         var background: (any BackgroundWork)?
-        while true {
+
+        /// Takes the next piece of work from the queue, or says to wait or stop.
+        /// Resumes those waiting for the writer to be idle when it is.
+        mutating func next(_ queue: Locked<Queue>) -> Next {
             let hasBackground = background != nil
             var idle: [CheckedContinuation<Void, Never>] = []
             let next = queue.withLock { q -> Next in
@@ -44,27 +51,51 @@ extension JournalWriter {
                 return next
             }
             for waiter in idle { waiter.resume() }
+            return next
+        }
+
+        /// Does one piece of work `next` returned (not `.wait` or `.stop`).
+        mutating func perform(_ next: Next) {
             switch next {
             case .batch(let batch):
-                write(batch, &context)
+                JournalWriter.write(batch, &context)
             case .job(let job):
                 job(&context)
             case .begin(let work):
                 background = work
             case .step:
                 if background?.step(&context) == true { background = nil }
-            case .wait:
-                wake.wait()
-            case .stop:
-                context.closeJournal()
-                return
+            case .wait, .stop:
+                break
+            }
+        }
+
+        /// Runs until there is nothing to do; returns whether the writer stopped.
+        mutating func drain(_ queue: Locked<Queue>) -> Bool {
+            while true {
+                let next = next(queue)
+                switch next {
+                case .wait:
+                    return false
+                case .stop:
+                    context.closeJournal()
+                    return true
+                default:
+                    perform(next)
+                }
             }
         }
     }
 
+    /// The thread's body: drain the queue, sleep until woken, again, until stopped.
+    static func run(_ context: Context, queue: Locked<Queue>, wake: DispatchSemaphore) {
+        var loop = Loop(context: context)
+        while !loop.drain(queue) { wake.wait() }
+    }
+
     /// Writes a batch with one call, flushes if any record in it must be
     /// durable, and answers its waiters.
-    private static func write(_ batch: Batch, _ context: inout Context) {
+    static func write(_ batch: Batch, _ context: inout Context) {
         if let failure = context.failure {
             let error = Self.writeError(failure)
             for waiter in batch.waiters { waiter.resume(throwing: error) }

@@ -141,16 +141,34 @@ final class JournalWriter: Sendable {
     let queue = Locked(Queue())
     let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// Without a thread: the loop each caller runs, one at a time, right after queueing.
+    private let callerLoop: Locked<Loop>?
 
-    /// Starts the thread.
-    init(fileSystem: any FileSystem, folder: String, reservation: Int) {
+    /// Starts the thread; or, with `onCallingThread`, starts none, and every
+    /// call does its file-system work before it returns. That suits a caller
+    /// that makes one call at a time and must see the same calls in the same
+    /// order every run (the fault simulation's single-thread executor), not an
+    /// app: the caller blocks in every flush.
+    init(fileSystem: any FileSystem, folder: String, reservation: Int, onCallingThread: Bool = false) {
         let context = Context(fileSystem: fileSystem, folder: folder, reservation: reservation, queue: queue)
+        guard !onCallingThread else {
+            callerLoop = Locked(Loop(context: context))
+            return
+        }
+        callerLoop = nil
         let thread = Thread { [queue, wake, finished] in
             Self.run(context, queue: queue, wake: wake)
             finished.signal()
         }
         thread.name = "PurchaseKit.JournalOrderStore"
         thread.start()
+    }
+
+    /// Without a thread, does what is queued now.
+    private func drainOnCallingThread() {
+        guard let callerLoop else { return }
+        let queue = self.queue
+        callerLoop.withLock { _ = $0.drain(queue) }
     }
 
     deinit {
@@ -217,6 +235,7 @@ final class JournalWriter: Sendable {
                 return (false, q.threadIsWaiting)
             }
             if wake { self.wake.signal() }
+            drainOnCallingThread()
             if isIdle { continuation.resume() }
         }
     }
@@ -230,11 +249,13 @@ final class JournalWriter: Sendable {
             return q.threadIsWaiting
         }
         if signal { wake.signal() }
+        drainOnCallingThread()
     }
 
     /// Stops the thread and returns once it has ended.
     func stopAndWait() async {
         stop()
+        guard callerLoop == nil else { return }
         let finished = self.finished
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // The wait blocks, so it gets a thread of its own, never one of the cooperative pool.
@@ -265,6 +286,7 @@ final class JournalWriter: Sendable {
             return false
         }
         if signal { wake.signal() }
+        drainOnCallingThread()
         return true
     }
 

@@ -8,12 +8,14 @@ func makeJournalStore(_ directory: URL, fileSystem: any FileSystem = POSIXFileSy
                       logHandler: any LogHandler = SilentLogHandler(),
                       clock: any PurchaseClock = ManualClock(start: testEpoch),
                       snapshotThreshold: Int = 1024 * 1024, maximumRecordSize: Int = 1024 * 1024,
-                      archiveRetention: TimeInterval = 30 * 86_400, reservation: Int = 256 * 1024) throws -> JournalOrderStore {
+                      archiveRetention: TimeInterval = 30 * 86_400, reservation: Int = 256 * 1024,
+                      onCallingThread: Bool = false) throws -> JournalOrderStore {
     var configuration = JournalOrderStore.Configuration(
         archiveRetention: archiveRetention, clock: clock, logHandler: logHandler,
         maximumRecordSize: maximumRecordSize, snapshotThreshold: snapshotThreshold)
     configuration.fileSystem = fileSystem
     configuration.journalReservation = reservation
+    configuration.writesOnCallingThread = onCallingThread
     return try JournalOrderStore(directory: directory, configuration: configuration)
 }
 
