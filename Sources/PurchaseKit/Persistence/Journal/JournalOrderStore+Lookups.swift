@@ -54,6 +54,14 @@ extension JournalOrderStore {
         return JournalIndex.inCreationOrder(orders)
     }
 
+    /// Every order, open, archived and compacted, oldest first (for the fault
+    /// simulation's checks).
+    package func allOrders() async throws -> [Order] {
+        try await ready()
+        let orders = state.withLock { s in Array(s.index.openOrders.values) + s.index.stored.keys.compactMap { s.index.order(id: $0) } }
+        return JournalIndex.inCreationOrder(orders)
+    }
+
     /// Compacts every archived order whose last change is older than the
     /// retention (see ``Configuration/archiveRetention``), then writes a
     /// snapshot so that the dropped receipts leave the disk. Also runs at the

@@ -232,11 +232,20 @@ public final class JournalOrderStore: OrderStore {
         await writer.stopAndWait()
     }
 
-    /// Stops the store's thread without a flush, as a process that dies
-    /// would leave it: crash tests use it before they cut the power.
-    package func abandon() async {
+    /// Leaves the store as the death of its process would: records not
+    /// written yet are dropped, nothing is flushed, later calls fail. Crash
+    /// tests and the fault simulation call it before the next process opens
+    /// the directory, or the power is cut.
+    package func abandonNow() {
         state.withLock { $0.isClosed = true }
-        await writer.stopAndWait()
+        writer.discardAndStop()
+    }
+
+    /// ``abandonNow()``, then waits until the store's thread has ended, so
+    /// that it makes no call after the power comes back.
+    package func abandon() async {
+        abandonNow()
+        await writer.waitUntilEnded()
     }
 
     /// Returns once every queued record is written (not necessarily flushed)

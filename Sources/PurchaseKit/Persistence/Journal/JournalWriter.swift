@@ -252,9 +252,28 @@ final class JournalWriter: Sendable {
         drainOnCallingThread()
     }
 
+    /// Drops the records not written yet, as the death of the process would,
+    /// and stops. Their waiters learn that nothing was written.
+    func discardAndStop() {
+        let dropped = queue.withLock { q -> [Item] in
+            let batches = q.items.filter { if case .batch = $0 { return true } else { return false } }
+            q.items.removeAll { if case .batch = $0 { return true } else { return false } }
+            return batches
+        }
+        for case .batch(let batch) in dropped {
+            for waiter in batch.waiters { waiter.resume(throwing: Self.closedError) }
+        }
+        stop()
+    }
+
     /// Stops the thread and returns once it has ended.
     func stopAndWait() async {
         stop()
+        await waitUntilEnded()
+    }
+
+    /// Returns once the thread has ended (at once without a thread).
+    func waitUntilEnded() async {
         guard callerLoop == nil else { return }
         let finished = self.finished
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
