@@ -2,22 +2,19 @@ import Foundation
 import PurchaseKit
 
 /// Where the app on the simulated device keeps its orders: in memory, or in a
-/// ``FileOrderStore`` on a ``SimulatedDisk`` that keeps only what a power loss
-/// keeps. Each process opens its own store, as an app does at launch; the
+/// ``JournalOrderStore`` on a ``SimulatedDisk`` that keeps only what a power
+/// loss keeps. Each process opens its own store, as an app does at launch; the
 /// disk outlives processes, a reinstall does not keep it.
 final class SimulatedDevice: Sendable {
     private enum Storage {
         case memory(InMemoryOrderStore)
-        case disk(SimulatedDisk, FileOrderStore?)
+        case disk(SimulatedDisk, JournalOrderStore?)
     }
 
     /// Where the store keeps its folders on the simulated disk.
     static let folder = URL(fileURLWithPath: "/app/orders")
 
     private let storage: Locked<Storage>
-    /// The orders the last look at the disk store found, to spare reading
-    /// every archived file again at every step.
-    private let lastSeen = Locked<[String: Order]>([:])
     private let clock: ManualClock
     private let log: any LogHandler
 
@@ -47,12 +44,18 @@ final class SimulatedDevice: Sendable {
             switch s {
             case .memory(let store):
                 return store
-            case .disk(let disk, _):
-                var configuration = FileOrderStore.Configuration(clock: clock, logHandler: log)
+            case .disk(let disk, let previous):
+                // The previous process is dead: what its store had not written yet died with it.
+                previous?.abandonNow()
+                // Small thresholds, so that histories write snapshots and outgrow reserved room.
+                var configuration = JournalOrderStore.Configuration(clock: clock, logHandler: log, snapshotThreshold: 4096)
                 configuration.fileSystem = disk
-                let store = try FileOrderStore(directory: Self.folder, configuration: configuration)
+                configuration.journalReservation = 4096
+                // The run's executor makes every call: the store does its file work within each
+                // call, so that a seed makes the same file-system calls in the same order every run.
+                configuration.writesOnCallingThread = true
+                let store = try JournalOrderStore(directory: Self.folder, configuration: configuration)
                 s = .disk(disk, store)
-                lastSeen.withLock { $0 = [:] }
                 return store
             }
         }
@@ -64,9 +67,7 @@ final class SimulatedDevice: Sendable {
         switch storage.withLock({ $0 }) {
         case .memory(let store): return await store.allOrders()
         case .disk(_, let store?):
-            guard let orders = try? await store.allOrders(reusing: lastSeen.withLock({ $0 })) else { return [] }
-            lastSeen.withLock { $0 = Dictionary(orders.map { ($0.id, $0) }, uniquingKeysWith: { $1 }) }
-            return orders
+            return (try? await store.allOrders()) ?? []
         case .disk(_, nil): return []
         }
     }
