@@ -94,6 +94,10 @@ final class PersistentPaymentQueue: PaymentQueue {
             await save()
             await target.withLock { $0.value }?.paymentQueue(didUpdate: updates)
         }
+
+        func paymentQueue(didReceive intent: PromotedPurchaseIntent) async {
+            await target.withLock { $0.value }?.paymentQueue(didReceive: intent)
+        }
     }
 }
 

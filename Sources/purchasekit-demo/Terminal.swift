@@ -12,6 +12,8 @@ import Foundation
 struct Terminal: Sendable {
     /// Whether to colour standard output.
     let colors: Bool
+    /// Whether to write nothing: a command printing JSON keeps its narration out of standard output.
+    var isSilent = false
 
     static let current = Terminal(colors: isatty(STDOUT_FILENO) == 1
         && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
@@ -21,6 +23,13 @@ struct Terminal: Sendable {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36"
     }
 
+    /// The same terminal, writing nothing (for the narration of a `--json` command).
+    var silenced: Terminal {
+        var copy = Terminal(colors: false)
+        copy.isSilent = true
+        return copy
+    }
+
     /// `text` in `style`, or plain when not colouring.
     func paint(_ text: String, _ style: Style) -> String {
         colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
@@ -28,6 +37,7 @@ struct Terminal: Sendable {
 
     /// A line on standard output.
     func line(_ text: String = "") {
+        guard !isSilent else { return }
         print(text)
     }
 

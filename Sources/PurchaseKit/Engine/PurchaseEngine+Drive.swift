@@ -16,8 +16,9 @@ extension PurchaseEngine {
     ///
     /// With `deferDelivery`, a `verify` is started as separate engine work
     /// instead of being awaited: the store's observer callback must not wait
-    /// for the verifier.
-    func drive(orderID: String, _ first: OrderEvent, deferDelivery: Bool = false) async {
+    /// for the verifier. With `deferDelivery` and not `startsDeferredDelivery`,
+    /// the caller delivers (a restore does, and reports the outcome).
+    func drive(orderID: String, _ first: OrderEvent, deferDelivery: Bool = false, startsDeferredDelivery: Bool = true) async {
         await lockOrder(orderID)
         defer { unlockOrder(orderID) }
         var events: [OrderEvent] = [first]
@@ -44,7 +45,7 @@ extension PurchaseEngine {
                     }
                 case .verify:
                     if deferDelivery {
-                        spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+                        if startsDeferredDelivery { spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) } }
                     } else {
                         events.append(.verified(await verify(step.order)))
                     }

@@ -16,6 +16,12 @@ extension PurchaseEngine {
     ///   `verificationRejected`, `storeUnavailable`, `invalidConfiguration`
     ///   (``start()`` not called).
     public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:]) async throws -> PurchaseResult {
+        try await purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata, source: .purchase)
+    }
+
+    /// A purchase whose order records `source` (a promoted purchase the app accepted is `storeInitiated`).
+    func purchase(productID: String, user userID: String, quantity: Int, metadata: [String: String],
+                  source: OrderSource) async throws -> PurchaseResult {
         guard started else {
             throw PurchaseKitError(.invalidConfiguration, "The purchase engine was not started.",
                                    advice: "Call start() at launch, before any purchase.")
@@ -34,27 +40,12 @@ extension PurchaseEngine {
         do {
             await takeSlot()
             hasSlot = true
-            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata)
+            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata, source: source)
             leaveQueue(key, hadSlot: true)
             return result
         } catch {
             leaveQueue(key, hadSlot: hasSlot)
             throw error
-        }
-    }
-
-    /// A completion-handler variant of ``purchase(productID:user:quantity:metadata:)``
-    /// for callers without async; `completion` runs on an arbitrary thread.
-    public nonisolated func purchase(
-        productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
-        completion: @escaping @Sendable (Result<PurchaseResult, PurchaseKitError>) -> Void
-    ) {
-        configuration.taskStarter.start {
-            do {
-                completion(.success(try await self.purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata)))
-            } catch {
-                completion(.failure(PurchaseKitError.wrap(error, as: .paymentFailed, "The purchase failed.", advice: "Try again later.")))
-            }
         }
     }
 
@@ -81,7 +72,8 @@ extension PurchaseEngine {
         for waiter in taskQueue.release(key, hadSlot: hadSlot) { waiter.resume() }
     }
 
-    private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String]) async throws -> PurchaseResult {
+    private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String],
+                             source: OrderSource) async throws -> PurchaseResult {
         let allowed: Bool
         do {
             allowed = try await withStore { await $0.canMakePayments() }
@@ -110,7 +102,7 @@ extension PurchaseEngine {
         }
         let order = Order(id: orderID, productID: product.id, userID: key.userID, token: await makeToken(),
                           quantity: quantity, productType: product.type, subscriptionGroupID: product.subscription?.groupID,
-                          source: .purchase, createdAt: clock.now, metadata: metadata)
+                          source: source, createdAt: clock.now, metadata: metadata)
         do {
             try await store.save(order)
         } catch {

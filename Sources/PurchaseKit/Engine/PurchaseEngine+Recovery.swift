@@ -101,48 +101,4 @@ extension PurchaseEngine {
         }
         return order
     }
-
-    // MARK: Restore
-
-    /// Brings back the account's non-consumables and subscriptions for `user`:
-    /// each restored transaction is matched like a store update and, when it
-    /// is `user`'s or nobody's, verified and delivered idempotently (a new
-    /// order has source `restore`). Transactions attributed to another user —
-    /// held by their order, or carrying their order's token — stay with that user.
-    ///
-    /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
-    public func restorePurchases(user userID: String) async throws -> RestoreResult {
-        let transactions: [StoreTransaction]
-        do {
-            transactions = try await withStore { try await $0.restoreCompletedTransactions() }
-        } catch {
-            let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
-                                           advice: "Check the network and the store account, then try again.", underlying: error)
-            emit(.restoreFailed(user: userID, failure))
-            log(.warning, "Restore failed", ["user": userID, "error": "\(type(of: error))"])
-            throw failure
-        }
-        var restored: [Order] = []
-        for transaction in transactions.sorted(by: { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }) where !transaction.isRevoked {
-            if let order = await restoreOne(transaction, userID: userID) { restored.append(order) }
-        }
-        let result = RestoreResult(userID: userID, restoredProductIDs: Array(Set(restored.map(\.productID))).sorted(), orders: restored)
-        emit(.restoreFinished(result))
-        log(.info, "Restore finished", ["user": userID, "products": "\(result.restoredProductIDs.count)"])
-        return result
-    }
-
-    /// Matches one restored transaction like any store update — its order
-    /// token first, then the reconciler's other rules, under the same lock —
-    /// and delivers it now when it belongs to `userID`. A transaction another
-    /// user's order holds or was paid for stays with that order; only one
-    /// nobody claims becomes a `restore` order of `userID`.
-    private func restoreOne(_ transaction: StoreTransaction, userID: String) async -> Order? {
-        await lockUpdates()
-        let orderID = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID)
-        unlockUpdates()
-        guard let orderID, let order = try? await currentOrder(orderID), order.userID == userID else { return nil }
-        if order.status.owesDelivery { await drive(orderID: orderID, .deliveryDue) }
-        return (try? await currentOrder(orderID)) ?? order
-    }
 }

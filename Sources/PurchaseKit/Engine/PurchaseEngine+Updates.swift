@@ -99,13 +99,14 @@ extension PurchaseEngine {
     /// A paid transaction: find or make its order, save it as `purchased`, and
     /// start the delivery. `updateToken` is the token of the payment the
     /// update answers; `fallbackUser` gets a transaction nothing else claims;
-    /// `storeInitiated` marks a purchase the store started.
+    /// `storeInitiated` marks a purchase the store started. With
+    /// `startsDelivery` false the delivery owed is left to the caller (a restore).
     /// Call it holding ``lockUpdates()``.
     ///
     /// - Returns: the id of the order the transaction belongs to now, if any.
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
-                    fallbackUser: String?, storeInitiated: Bool = false) async -> String? {
+                    fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> String? {
         // In a stable order, so that the same updates always match the same way.
         var candidates = orders.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
@@ -142,10 +143,10 @@ extension PurchaseEngine {
             if orders[orderID] == nil, let archived = candidates.first(where: { $0.id == orderID }) {
                 orders[orderID] = archived
             }
-            await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true)
+            await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true, startsDeferredDelivery: startsDelivery)
             return orderID
         case .newOrder(let userID, let source):
-            return await adopt(transaction, userID: userID, source: source, attention: nil)
+            return await adopt(transaction, userID: userID, source: source, attention: nil, startsDelivery: startsDelivery)
         case .ambiguous(let candidateIDs, let userID):
             let hint = candidateIDs.isEmpty
                 ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
@@ -177,7 +178,8 @@ extension PurchaseEngine {
     /// Makes a new order for a transaction no order was waiting for: owed a
     /// delivery, or, with an `attention` note, flagged `needsAttention`.
     /// Returns its id, or nil when it could not be saved.
-    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?) async -> String? {
+    private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?,
+                       startsDelivery: Bool = true) async -> String? {
         let orderID = "\(source.rawValue)-\(transaction.id)"
         let product = products[transaction.productID]
         var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
@@ -204,7 +206,7 @@ extension PurchaseEngine {
         if attention != nil {
             emit(.needsAttention(order))
             log(.warning, "A transaction could not be matched safely", ["orderID": orderID, "transactionID": transaction.id])
-        } else {
+        } else if startsDelivery {
             spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
         }
         return orderID

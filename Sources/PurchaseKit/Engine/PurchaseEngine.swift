@@ -38,6 +38,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var timers: [String: RetryTimer] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
+    var promotions = PromotedPurchaseBook()
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
     public struct Diagnostics: Sendable, Equatable {

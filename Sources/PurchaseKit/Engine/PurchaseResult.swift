@@ -52,22 +52,6 @@ public enum PurchaseEvent: Sendable, Equatable {
 
 import Foundation
 
-/// What a restore brought back.
-public struct RestoreResult: Sendable, Equatable {
-    /// The user restored for.
-    public var userID: String
-    /// The product ids restored, sorted, without repeats.
-    public var restoredProductIDs: [String]
-    /// The orders created or found for the restored transactions.
-    public var orders: [Order]
-
-    public init(userID: String, restoredProductIDs: [String], orders: [Order]) {
-        self.userID = userID
-        self.restoredProductIDs = restoredProductIDs
-        self.orders = orders
-    }
-}
-
 /// Something the user owns now.
 public struct Entitlement: Sendable, Hashable {
     /// The product.

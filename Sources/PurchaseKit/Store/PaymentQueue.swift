@@ -19,6 +19,10 @@ public struct ProductsResponse: Sendable, Hashable {
 public protocol PaymentQueueObserver: AnyObject, Sendable {
     /// The store reports updates.
     func paymentQueue(didUpdate updates: [TransactionUpdate]) async
+
+    /// The store asks the app whether to make a purchase the user started on
+    /// the store (see ``PromotedPurchaseIntent``; the default ignores it).
+    func paymentQueue(didReceive intent: PromotedPurchaseIntent) async
 }
 
 /// The store, behind a protocol: the App Store in an app, the

@@ -7,8 +7,12 @@ extension SimulatedPaymentQueue {
     /// transaction per original id, none revoked, oldest first.
     ///
     /// Restored transactions are returned, not delivered to the observer.
+    ///
+    /// - Throws: what ``setRestoreBehavior(_:)`` asks for: ``PurchaseKitError/Code/storeUnavailable``
+    ///   or ``PurchaseKitError/Code/userCancelled``.
     public func restoreCompletedTransactions() async throws -> [StoreTransaction] {
         try await waitLatency()
+        try checkRestoreBehavior()
         await processRenewals()
         let now = clock.now
         var latest: [String: StoreTransaction] = [:]

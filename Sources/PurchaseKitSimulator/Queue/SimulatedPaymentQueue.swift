@@ -36,6 +36,10 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     var productRequestsFail: Bool
     var removedFromSale: Set<String> = []
     var latency: TimeInterval = 0
+    var restoreBehavior = RestoreBehavior.succeeds
+    /// Promoted purchases the user started while no observer was attached, and how many were started.
+    var undeliveredIntents: [PromotedPurchaseIntent] = []
+    var intentsStarted = 0
     /// Payments handed to ``add(_:)`` so far, and who waits for a count of them.
     var paymentsReceived = 0
     var paymentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -152,8 +156,9 @@ public actor SimulatedPaymentQueue: PaymentQueue {
 
     /// Attaches `observer` (held weakly, replacing any earlier one) and delivers
     /// to it, before returning: updates that found no observer, every unfinished
-    /// transaction (`.purchased`, or `.revoked` when refunded), and revocations
-    /// of finished transactions it has not seen.
+    /// transaction (`.purchased`, or `.revoked` when refunded), revocations
+    /// of finished transactions it has not seen, then the promoted purchases
+    /// started while no observer was attached.
     public func attach(_ observer: any PaymentQueueObserver) async {
         try? await waitLatency()
         self.observer = WeakObserver(value: observer)
@@ -169,9 +174,11 @@ public actor SimulatedPaymentQueue: PaymentQueue {
         for record in unpaid where !record.isFinished && !waiting.contains(record.id) {
             batch.append(update(for: record))
         }
-        guard !batch.isEmpty else { return }
-        markSeen(batch)
-        await observer.paymentQueue(didUpdate: batch)
+        if !batch.isEmpty {
+            markSeen(batch)
+            await observer.paymentQueue(didUpdate: batch)
+        }
+        await deliverWaitingIntents(to: observer)
     }
 
     /// Marks a transaction finished; it is no longer replayed on attach.

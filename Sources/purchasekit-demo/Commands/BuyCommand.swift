@@ -7,7 +7,7 @@ extension Commands {
 
     static let buy = Command(
         name: "buy",
-        synopsis: "buy PRODUCT_ID [--user U] [--config FILE] [--scenario NAME] [--crash-after STATE]",
+        synopsis: "buy PRODUCT_ID [--user U] [--config FILE] [--scenario NAME] [--crash-after STATE] [--json]",
         summary: "Buy a product on the simulated store.",
         details: """
         Starts the engine (recovering anything left over), buys PRODUCT_ID for the
@@ -29,8 +29,11 @@ extension Commands {
                             end the process abruptly (exit status 3) right after the
                             order is durably saved in STATE (created, purchasing,
                             purchased, delivered, completed...); then run `resume`
+          --json            print only a JSON object: result (success, userCancelled,
+                            pending), pendingReason, and the order (id, productID,
+                            userID, status, transactionID, source, quantity)
         """,
-        spec: .init(valueOptions: ["user", "config", "scenario", "crash-after"])
+        spec: .init(valueOptions: ["user", "config", "scenario", "crash-after"], flags: ["json"])
     ) { arguments, context in
         let productID = try arguments.positionals(["PRODUCT_ID"])[0]
         let user = arguments.value("user") ?? "alice"
@@ -43,12 +46,13 @@ extension Commands {
             }
             crashAfter = status
         }
+        let json = arguments.has("json")
         let world = try await DemoWorld.open(context.paths, configPath: arguments.value("config"), crashAfter: crashAfter,
-                                             terminal: context.terminal)
+                                             terminal: json ? context.terminal.silenced : context.terminal)
         let product = try world.product(productID)
         try await world.start(user: user)
         if let scenario { try await world.script(scenario) }
-        context.terminal.line("Buying \(product.displayName) for \(user)" + (scenario.map { " (scenario: \($0))" } ?? "") + ":")
+        world.terminal.line("Buying \(product.displayName) for \(user)" + (scenario.map { " (scenario: \($0))" } ?? "") + ":")
         let outcome: Result<PurchaseResult, any Error>
         do {
             outcome = .success(try await world.engine.purchase(productID: productID, user: user))
@@ -57,10 +61,10 @@ extension Commands {
         }
         try await world.close()
         if let crashAfter {
-            context.terminal.line("(The order never reached '\(crashAfter.rawValue)', so there was no crash.)")
+            world.terminal.line("(The order never reached '\(crashAfter.rawValue)', so there was no crash.)")
         }
         let result = try outcome.get()
-        context.terminal.line(world.describe(result))
+        context.terminal.line(json ? try JSONOutput.text(JSONOutput.PurchaseEntry(result)) : world.describe(result))
         return 0
     }
 }

@@ -34,21 +34,41 @@ extension Commands {
 
     private static func askToBuy(name: String, approves: Bool) -> Command {
         Command(
-            name: name, synopsis: "\(name) ORDER_ID",
+            name: name, synopsis: "\(name) [ORDER_ID]",
             summary: approves ? "A parent approves an Ask to Buy request." : "A parent declines an Ask to Buy request.",
-            details: approves
+            details: (approves
                 ? "The store charges the account and delivers the purchase to the app, which\ncredits the order's user although no purchase call is waiting any more."
-                : "The store reports the request as declined; nothing is charged or granted.",
+                : "The store reports the request as declined; nothing is charged or granted.")
+                + "\n\nWithout ORDER_ID, the one order waiting for approval (an error when several wait).",
             spec: .init()
         ) { arguments, context in
-            let orderID = try arguments.positionals(["ORDER_ID"])[0]
+            guard arguments.positionals.count <= 1 else {
+                throw UsageError(message: "unexpected argument '\(arguments.positionals[1])'", command: name)
+            }
             let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
             try await world.start()
-            guard let order = await world.engine.openOrders().first(where: { $0.id == orderID }),
-                  order.status == .deferred, let token = order.token else {
-                try await world.close()
-                throw DemoError(message: "Order '\(orderID)' is not waiting for approval. See `purchasekit-demo orders`.")
+            let waiting = await world.engine.openOrders().filter { $0.status == .deferred && $0.token != nil }
+            let chosen: Order?
+            if let orderID = arguments.positionals.first {
+                chosen = waiting.first { $0.id == orderID }
+                if chosen == nil {
+                    try await world.close()
+                    throw DemoError(message: "Order '\(orderID)' is not waiting for approval. See `purchasekit-demo orders`.")
+                }
+            } else {
+                guard waiting.count == 1 else {
+                    try await world.close()
+                    throw DemoError(message: waiting.isEmpty
+                        ? "No order is waiting for approval. Buy with `--scenario ask-to-buy` first."
+                        : "Several orders wait for approval (\(waiting.map(\.id).joined(separator: ", "))); name one.")
+                }
+                chosen = waiting.first
             }
+            guard let order = chosen, let token = order.token else {
+                try await world.close()
+                return 1
+            }
+            let orderID = order.id
             context.terminal.line("A parent \(approves ? "approves" : "declines") \(orderID):")
             if approves {
                 try await world.store.approveAskToBuy(orderToken: token)

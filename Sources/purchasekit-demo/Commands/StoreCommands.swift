@@ -23,21 +23,42 @@ extension Commands {
     }
 
     static let restore = Command(
-        name: "restore", synopsis: "restore [--user U]",
+        name: "restore", synopsis: "restore [--user U] [--json]",
         summary: "Restore the account's non-consumables and subscriptions.",
-        details: "Asks the store for the account's restorable purchases and delivers them to\nthe user, never twice and never to a user another order already holds.\n\n  --user U          the app's user (default alice)",
-        spec: .init(valueOptions: ["user"])
+        details: """
+        Asks the store for the account's restorable purchases and delivers them to
+        the user, never twice and never to a user another order already holds.
+        Says what was delivered, what is still owed (delivery retrying) and what failed.
+
+          --user U          the app's user (default alice)
+          --json            print only a JSON object: user, userCancelled,
+                            restoredProductIDs, delivered, owed, failures
+        """,
+        spec: .init(valueOptions: ["user"], flags: ["json"])
     ) { arguments, context in
         _ = try arguments.positionals([])
         let user = arguments.value("user") ?? "alice"
-        let world = try await DemoWorld.open(context.paths, terminal: context.terminal)
+        let json = arguments.has("json")
+        let world = try await DemoWorld.open(context.paths, terminal: json ? context.terminal.silenced : context.terminal)
         try await world.start(user: user)
         try await world.backend.noteUser(user)
-        context.terminal.line("Restoring purchases for \(user):")
+        world.terminal.line("Restoring purchases for \(user):")
         let result = try await world.engine.restorePurchases(user: user)
         try await world.close()
+        if json {
+            context.terminal.line(try JSONOutput.text(JSONOutput.RestoreEntry(result)))
+            return 0
+        }
         let names = result.restoredProductIDs.map(world.printer.name(of:))
-        context.terminal.line(names.isEmpty ? "Nothing to restore." : "Restored: " + names.joined(separator: ", ") + ".")
+        context.terminal.line(names.isEmpty ? "Nothing restored." : "Restored: " + names.joined(separator: ", ") + ".")
+        if !result.owed.isEmpty {
+            context.terminal.line("Paid, delivery retrying (see `resume`): "
+                + result.owed.map { "\($0.id) (\(world.printer.name(of: $0.productID)))" }.joined(separator: ", ") + ".")
+        }
+        for failure in result.failures {
+            context.terminal.line("Not restored: \(world.printer.name(of: failure.productID)) (transaction \(failure.transactionID)): "
+                + failure.error.message)
+        }
         return 0
     }
 

@@ -1,0 +1,64 @@
+/// The products a ``PurchaseEngine/products(for:refresh:)`` call asked for,
+/// sorted into the lists a store screen shows, and the identifiers the store
+/// did not know.
+public struct ProductList: Sendable, Hashable {
+    /// Every product found, sorted by id.
+    public var products: [Product]
+    /// The identifiers asked for that the store does not sell (unknown, or
+    /// removed from sale), sorted. Never silently dropped: show them in a
+    /// debug build, they are usually a typo or a product not yet approved.
+    public var invalidProductIDs: [String]
+
+    public init(products: [Product], invalidProductIDs: [String]) {
+        self.products = products.sorted { $0.id < $1.id }
+        self.invalidProductIDs = invalidProductIDs.sorted()
+    }
+
+    /// The product with this id, when it was found.
+    public subscript(id: String) -> Product? {
+        products.first { $0.id == id }
+    }
+
+    /// The consumables, by id.
+    public var consumables: [Product] { products.filter { $0.type == .consumable } }
+    /// The non-consumables, by id.
+    public var nonConsumables: [Product] { products.filter { $0.type == .nonConsumable } }
+    /// The non-renewing subscriptions, by id.
+    public var nonRenewables: [Product] { products.filter { $0.type == .nonRenewable } }
+    /// The auto-renewable subscriptions, by group.
+    public var autoRenewables: [Product] { products.filter { $0.type == .autoRenewable } }
+
+    /// The auto-renewable subscriptions grouped by subscription group, groups
+    /// sorted by id. An auto-renewable product that carries no subscription
+    /// facts (a store that did not describe it) is in ``autoRenewables`` but
+    /// in no group.
+    public var subscriptionGroups: [SubscriptionGroup] {
+        var byGroup: [String: [Product]] = [:]
+        for product in autoRenewables {
+            guard let groupID = product.subscription?.groupID else { continue }
+            byGroup[groupID, default: []].append(product)
+        }
+        return byGroup.keys.sorted().map { SubscriptionGroup(id: $0, products: byGroup[$0] ?? []) }
+    }
+}
+
+/// The auto-renewable subscriptions of one subscription group: a user holds
+/// at most one of them at a time.
+public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
+    /// The group's id, as the store gives it.
+    public var id: String
+    /// The group's display name. The products do not carry one yet, so it is
+    /// nil for now; show the group's products' names, or a name of the app's own.
+    public var name: String?
+    /// The group's products, highest level of service first (`groupLevel` 1),
+    /// then by id; products without a level come last.
+    public var products: [Product]
+
+    public init(id: String, name: String? = nil, products: [Product]) {
+        self.id = id
+        self.name = name
+        self.products = products.sorted {
+            ($0.subscription?.groupLevel ?? .max, $0.id) < ($1.subscription?.groupLevel ?? .max, $1.id)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+extension PurchaseEngine {
+    /// Brings back the account's non-consumables and subscriptions for `user`:
+    /// each restored transaction is matched like a store update and, when it
+    /// is `user`'s or nobody's, verified and delivered idempotently (a new
+    /// order has source `restore`). Transactions attributed to another user —
+    /// held by their order, or carrying their order's token — stay with that
+    /// user and are not in the result.
+    ///
+    /// The result says what happened to each restored transaction: delivered,
+    /// owed (paid and saved; the delivery is retried), or failed (its order
+    /// could not be saved, or the server refused it). A restore the user
+    /// cancelled returns a result with ``RestoreResult/userCancelled`` set;
+    /// the store reports that by throwing ``PurchaseKitError/Code/userCancelled``.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
+    public func restorePurchases(user userID: String) async throws -> RestoreResult {
+        let transactions: [StoreTransaction]
+        do {
+            transactions = try await withStore { try await $0.restoreCompletedTransactions() }
+        } catch let error as PurchaseKitError where error.code == .userCancelled {
+            let result = RestoreResult(userID: userID, userCancelled: true)
+            emit(.restoreFinished(result))
+            log(.info, "Restore cancelled by the user", ["user": userID])
+            return result
+        } catch {
+            let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
+                                           advice: "Check the network and the store account, then try again.", underlying: error)
+            emit(.restoreFailed(user: userID, failure))
+            log(.warning, "Restore failed", ["user": userID, "error": "\(type(of: error))"])
+            throw failure
+        }
+        var result = RestoreResult(userID: userID)
+        for transaction in transactions.sorted(by: { ($0.purchaseDate, $0.id) < ($1.purchaseDate, $1.id) }) where !transaction.isRevoked {
+            switch await restoreOne(transaction, userID: userID) {
+            case .delivered(let order): result.delivered.append(order)
+            case .owed(let order): result.owed.append(order)
+            case .failed(let failure): result.failures.append(failure)
+            case .skipped: break
+            }
+        }
+        emit(.restoreFinished(result))
+        log(result.failures.isEmpty ? .info : .warning, "Restore finished", [
+            "user": userID, "delivered": "\(result.delivered.count)", "owed": "\(result.owed.count)",
+            "failed": "\(result.failures.count)"])
+        return result
+    }
+
+    private enum RestoredTransaction {
+        case delivered(Order)
+        case owed(Order)
+        case failed(RestoreFailure)
+        case skipped
+    }
+
+    /// Matches one restored transaction like any store update — its order
+    /// token first, then the reconciler's other rules, under the same lock —
+    /// and delivers it now when it belongs to `userID`. A transaction another
+    /// user's order holds or was paid for stays with that order; only one
+    /// nobody claims becomes a `restore` order of `userID`.
+    private func restoreOne(_ transaction: StoreTransaction, userID: String) async -> RestoredTransaction {
+        func failure(_ code: PurchaseKitError.Code, _ message: String, orderID: String? = nil) -> RestoredTransaction {
+            let advice = code == .verificationRejected
+                ? "The app's server refused it; it is not credited to this user."
+                : "The store keeps the purchase: restore again, or the next launch picks it up."
+            return .failed(RestoreFailure(transactionID: transaction.id, productID: transaction.productID,
+                                          error: PurchaseKitError(code, message, advice: advice, orderID: orderID),
+                                          orderID: orderID))
+        }
+        await lockUpdates()
+        let orderID = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID,
+                                       startsDelivery: false)
+        unlockUpdates()
+        // handlePaid answers nil for a restored transaction only when its new order could not be saved.
+        guard let orderID else {
+            log(.error, "A restored transaction could not be saved", ["transactionID": transaction.id, "user": userID])
+            return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be saved.")
+        }
+        guard let found = try? await currentOrder(orderID) else {
+            spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+            return failure(.persistenceReadFailed, "The order of a restored purchase could not be read.", orderID: orderID)
+        }
+        guard found.userID == userID else {
+            // Another user's purchase: delivered to that user, as a store update would be.
+            if found.status.owesDelivery { spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) } }
+            return .skipped
+        }
+        guard found.transactionID == transaction.id else {
+            // The order waiting for this transaction could not be saved with it.
+            return failure(.persistenceWriteFailed, "Order '\(orderID)' could not be saved with its restored purchase.",
+                           orderID: orderID)
+        }
+        if found.status.owesDelivery { await drive(orderID: orderID, .deliveryDue) }
+        let order = (try? await currentOrder(orderID)) ?? found
+        switch order.status {
+        case .delivered, .completed: return .delivered(order)
+        case .rejected:
+            return failure(.verificationRejected, "The app's server refused the restored purchase of '\(order.productID)'.",
+                           orderID: orderID)
+        case .revoked: return .skipped
+        default: return .owed(order)
+        }
+    }
+}
