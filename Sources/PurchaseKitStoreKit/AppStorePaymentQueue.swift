@@ -32,6 +32,12 @@ public actor AppStorePaymentQueue: PaymentQueue {
             case ask(@Sendable (PurchaseKit.Product) async -> Bool)
             /// Do not buy.
             case ignore
+            /// Hand the intent to the engine's promoted-purchase handler
+            /// (`PurchaseEngine.setPromotedPurchaseHandler`), which accepts,
+            /// defers or declines it; the engine buys an accepted one as an
+            /// ordinary purchase: its order is saved first and its token goes
+            /// as `appAccountToken`.
+            case engine
         }
 
         /// Dates the adapter's updates.
@@ -53,6 +59,8 @@ public actor AppStorePaymentQueue: PaymentQueue {
     private var intentsListener: Task<Void, Never>?
     /// Purchase calls whose sheet may still be open, by a key of their own.
     private var purchases: [UUID: Task<Void, Never>] = [:]
+    /// Promoted purchases handed to the engine so far (`.engine`), for their ids.
+    private var intentsHandedOver = 0
 
     /// An adapter on StoreKit.
     public init(configuration: Configuration = .init()) {
@@ -196,6 +204,13 @@ public actor AppStorePaymentQueue: PaymentQueue {
             break
         case .ask(let shouldBuy):
             guard let product = StoreKitMapping.product(purchase.product), await shouldBuy(product) else { return }
+        case .engine:
+            // Nothing is bought here: the engine decides, and buys through `add`.
+            intentsHandedOver += 1
+            let intent = PromotedPurchaseIntent(id: "intent-\(intentsHandedOver)", productID: purchase.product.id,
+                                                date: configuration.clock.now)
+            await observer?.paymentQueue(didReceive: intent)
+            return
         }
         let outcome = await purchase.buy()
         switch outcome {

@@ -87,6 +87,45 @@ final class AppStorePromotedPurchaseTests: XCTestCase {
         XCTAssertEqual(orders.map(\.productID), [Shop.coins])
     }
 
+    func testWithEngineTheEnginesHandlerDecidesAndBuysWithTheOrdersToken() async throws {
+        let world = AppStoreWorld()
+        let (engine, _) = try await world.launch(promotedPurchases: .engine)
+        await engine.setPromotedPurchaseHandler { intent in
+            intent.productID == Shop.premium ? .accept(user: "bob") : .decline
+        }
+
+        await world.store.promote(Shop.premium)
+        await world.store.promote(Shop.coins)
+        await engine.waitUntilIdle()
+
+        let orders = await world.orders(of: "bob")
+        let order = try XCTUnwrap(orders.first)
+        XCTAssertEqual(orders.count, 1)
+        XCTAssertEqual(order.source, .storeInitiated)
+        XCTAssertEqual(order.status, .completed)
+        XCTAssertEqual(world.store.purchaseCalls.map(\.productID), [Shop.premium], "the declined one is not bought")
+        XCTAssertNotNil(world.store.purchaseCalls.first?.appAccountToken, "bought with the order's token")
+        let alices = await world.orders(of: "alice")
+        XCTAssertTrue(alices.isEmpty)
+    }
+
+    func testWithEngineADeferredPromotionIsBoughtWhenResumed() async throws {
+        let world = AppStoreWorld()
+        let (engine, _) = try await world.launch(promotedPurchases: .engine)
+        await engine.setPromotedPurchaseHandler { _ in .defer }
+
+        await world.store.promote(Shop.premium)
+        await engine.waitUntilIdle()
+        XCTAssertTrue(world.store.purchaseCalls.isEmpty)
+        let deferred = await engine.deferredPromotedPurchases
+        XCTAssertEqual(deferred.map(\.productID), [Shop.premium])
+
+        let result = try await engine.resumePromotedPurchase(id: try XCTUnwrap(deferred.first?.id), user: "alice")
+        XCTAssertEqual(result.order.status, .completed)
+        XCTAssertEqual(result.order.source, .storeInitiated)
+        XCTAssertEqual(world.store.purchaseCalls.map(\.productID), [Shop.premium])
+    }
+
     func testIgnoredPromotedPurchasesAreNotBought() async throws {
         let world = AppStoreWorld()
         _ = try await world.launch(promotedPurchases: .ignore)

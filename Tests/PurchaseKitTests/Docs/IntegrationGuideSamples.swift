@@ -162,6 +162,78 @@ enum GuideSetupSamples {
     }
 }
 
+// MARK: 5, 7.1, 7.3, 7.4, 9. The store's clock, products, completion handlers, promoted purchases, restore, history
+
+private func currentUserID() async -> String? { "u-1" }
+
+enum GuideFacadeSamples {
+    static func fileStoreWithItsClock(folder: URL, products: [Product], verifier: any ReceiptVerifier) throws -> PurchaseEngine {
+        let clock = ManualClock()
+        let files = try FileOrderStore(directory: folder,
+                                       configuration: .init(archiveRetention: 90 * 24 * 3600, clock: clock))
+        let engine = try PurchaseEngine(configuration: .init(
+            paymentQueue: SimulatedPaymentQueue(products: products, clock: clock),
+            receiptVerifier: verifier, orderStore: files, clock: clock))
+        return engine
+    }
+
+    static func products(engine: PurchaseEngine) async throws {
+        let list = try await engine.products(for: ["com.example.coins.100", "com.example.premium", "com.example.plus.monthly"])
+        for id in list.invalidProductIDs { print("Not for sale:", id) }
+        for product in list.consumables + list.nonConsumables {
+            print(product.displayName, product.formattedPrice(locale: Locale(identifier: "en_US")))
+        }
+        for group in list.subscriptionGroups {
+            for plan in group.products {   // highest level of service first
+                print(group.name ?? group.id, plan.displayName, plan.formattedPricePerPeriod() ?? plan.formattedPrice())
+            }
+        }
+    }
+
+    static func completionHandlers(engine: PurchaseEngine, userID: String) {
+        engine.purchase(productID: "com.example.premium", user: userID) { result in
+            switch result {
+            case .success(.success): showMessage("Premium is yours.")
+            case .success: break
+            case .failure(let error): showMessage(error.message)
+            }
+        }
+        engine.restorePurchases(user: userID) { result in
+            if case .success(let restored) = result, !restored.userCancelled {
+                showMessage("\(restored.restoredProductIDs.count) purchases restored.")
+            }
+        }
+    }
+
+    static func promotedPurchases(engine: PurchaseEngine, userID: String) async throws {
+        await engine.setPromotedPurchaseHandler { intent in
+            guard let user = await currentUserID() else { return .defer }
+            return .accept(user: user)
+        }
+        // Later, when onboarding is done:
+        for intent in await engine.deferredPromotedPurchases {
+            _ = try await engine.resumePromotedPurchase(id: intent.id, user: userID)
+        }
+    }
+
+    static func restoreResult(engine: PurchaseEngine, userID: String) async throws {
+        do {
+            let result = try await engine.restorePurchases(user: userID)
+            if result.userCancelled { return }
+            if !result.owed.isEmpty { showMessage("Some purchases are on their way.") }
+            if !result.failures.isEmpty { showMessage("Some purchases could not be restored; try again.") }
+        } catch let error as PurchaseKitError {
+            showMessage("\(error.message) \(error.advice)")
+        }
+    }
+
+    static func history(engine: PurchaseEngine, userID: String) async throws -> ([Order], [Order]) {
+        let history = try await engine.history(user: userID)                   // every outcome
+        let transactions = try await engine.history(user: userID, paidOnly: true) // paid ones only
+        return (history, transactions)
+    }
+}
+
 // MARK: 7-10. Buying, retry triggers, restore, entitlements, events
 
 enum GuideUsageSamples {
