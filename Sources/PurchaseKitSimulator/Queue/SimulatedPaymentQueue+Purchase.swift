@@ -42,10 +42,25 @@ extension SimulatedPaymentQueue {
             await send([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
             return
         }
+        var offer: SubscriptionOffer?
+        if let signed = payment.promotionalOffer {
+            switch checkPromotionalOffer(signed, for: product, at: now) {
+            case .valid(let valid): offer = valid
+            case .refused(let reason):
+                await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
+                return
+            }
+        }
         // A hostile store may report another quantity than the payment's (see `DeliveryFaults`).
         let quantity = faults.transactionQuantity ?? payment.quantity
         switch behavior {
         case .success:
+            if product.type == .autoRenewable,
+               let answer = changeWithinGroup(to: product, quantity: quantity, token: token, payment: payment,
+                                              offer: offer, at: now) {
+                await send([report(.purchasing)] + answer, faults: faults)
+                return
+            }
             if let existing = owned(product) {
                 // Nothing is charged: the existing transaction comes back, reported
                 // against this payment (its token), as the store answers this payment.
@@ -54,7 +69,8 @@ extension SimulatedPaymentQueue {
                 await send([report(.purchasing), answer], faults: faults)
                 return
             }
-            guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now) else {
+            guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now,
+                                           offer: offer) else {
                 await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
                 return
             }
@@ -99,21 +115,31 @@ extension SimulatedPaymentQueue {
     /// Charges the account: records a new unfinished transaction and, for an
     /// auto-renewable subscription, starts its subscription. Nil, and nothing
     /// charged, when the subscription's first period cannot be computed.
-    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date) -> StoreTransaction? {
+    ///
+    /// A subscription's first period is `offer`'s when one is given (a
+    /// promotional offer or an offer code), else the introductory offer's
+    /// when the account is eligible, else the product's. `originalID` is the
+    /// original transaction of the subscription this one replaces in its
+    /// group (an upgrade); every other subscription of the group ends.
+    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date,
+                offer: SubscriptionOffer? = nil, originalID: String? = nil) -> StoreTransaction? {
         var expiration: Date?
         if product.type == .autoRenewable, let info = product.subscription {
-            if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
+            if let offer {
+                expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+            } else if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
                 expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
             } else {
                 expiration = subscriptionTime(after: now, period: info.period)
             }
             guard expiration != nil else { return nil }
         }
-        let transaction = record(productID: product.id, originalID: nil, quantity: quantity, orderToken: orderToken,
+        let transaction = record(productID: product.id, originalID: originalID, quantity: quantity, orderToken: orderToken,
                                  userID: userID, purchaseDate: now, expirationDate: expiration)
         if product.type == .autoRenewable, let expiration {
+            if let groupID = product.subscription?.groupID { endOthers(inGroup: groupID, except: product.id) }
             subscriptions[product.id] = SubscriptionRecord(
-                productID: product.id, originalID: transaction.id, userID: userID, orderToken: orderToken,
+                productID: product.id, originalID: transaction.originalID, userID: userID, orderToken: orderToken,
                 latestTransactionID: transaction.id, expirationDate: expiration, willAutoRenew: true,
                 state: .subscribed, stateEndsAt: nil)
         }

@@ -11,6 +11,9 @@ struct TransactionRecord: Sendable, Codable {
     var isFinished: Bool
     /// Whether a `.revoked` update reached an observer; until then attach replays it.
     var revocationSeen: Bool
+    /// An upgrade (or an immediate crossgrade) ended this subscription period
+    /// early; the store refunded the rest (absent in old files).
+    var isUpgraded: Bool? = nil
 }
 
 /// A failed or cancelled payment the store keeps in its queue until the app
