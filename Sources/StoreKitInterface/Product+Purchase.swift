@@ -2,7 +2,8 @@
 import Foundation
 
 // Transcribed from Apple's published StoreKit interface:
-// `Product.PurchaseOption`, `.appAccountToken(_:)`, `.quantity(_:)`.
+// `Product.PurchaseOption`, `.appAccountToken(_:)`, `.quantity(_:)`,
+// `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 extension Product {
 
@@ -12,6 +13,7 @@ extension Product {
         package enum Scripted : Hashable, Sendable {
             case appAccountToken(UUID)
             case quantity(Int)
+            case promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int)
         }
 
         package let scripted: Scripted
@@ -31,6 +33,19 @@ extension Product {
         /// - Parameter quantity: The quantity to purchase.
         public static func quantity(_ quantity: Int) -> Product.PurchaseOption {
             Product.PurchaseOption(scripted: .quantity(quantity))
+        }
+
+        /// Apply a promotional offer to a purchase.
+        ///
+        /// - Parameters:
+        ///   - offerID: The `id` property of the `SubscriptionOffer` to apply.
+        ///   - keyID: The key ID of the private key used to generate `signature`.
+        ///   - nonce: The nonce used in `signature`.
+        ///   - signature: The cryptographic signature of the offer parameters, generated on your server.
+        ///   - timestamp: The time the signature was generated in milliseconds since 1970.
+        public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> Product.PurchaseOption {
+            Product.PurchaseOption(scripted: .promotionalOffer(offerID: offerID, keyID: keyID, nonce: nonce,
+                                                               signature: signature, timestamp: timestamp))
         }
     }
 }
