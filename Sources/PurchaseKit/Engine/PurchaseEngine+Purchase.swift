@@ -22,7 +22,7 @@ extension PurchaseEngine {
     /// thrown as `paymentFailed` with that `storeReason`. Buying another
     /// subscription of a group the user holds is an upgrade, downgrade or
     /// crossgrade: one that waits for the next renewal date answers
-    /// `.pending(order, .awaitingApproval)` and completes when its transaction arrives then.
+    /// `.pending(order, .subscriptionChangeScheduled)` and completes when its transaction arrives then.
     public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
                          promotionalOffer: SignedOffer? = nil) async throws -> PurchaseResult {
         guard started else {

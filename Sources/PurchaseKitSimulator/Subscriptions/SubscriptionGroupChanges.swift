@@ -84,7 +84,7 @@ extension SimulatedPaymentQueue {
                                                       quantity: quantity, offerPeriod: nil, offerPeriodCount: nil)
             current.willAutoRenew = true
             subscriptions[current.productID] = current
-            return [TransactionUpdate(kind: .deferred, productID: product.id, orderToken: token, date: now)]
+            return [TransactionUpdate(kind: .scheduled, productID: product.id, orderToken: token, date: now)]
         }
         if let index = recordIndex[current.latestTransactionID] {
             records[index].isUpgraded = true

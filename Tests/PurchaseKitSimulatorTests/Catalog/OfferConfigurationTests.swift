@@ -40,7 +40,7 @@ final class OfferConfigurationTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(transaction.expirationDate).timeIntervalSince(transaction.purchaseDate), 7, accuracy: 0.001)
         // Premium (level 1) to basic (level 2) is a downgrade: it waits for the renewal date.
         try await store.add(Payment(productID: "fixture.stream.basic", orderToken: "t", userID: "u"))
-        XCTAssertEqual(observer.kinds.last, .deferred)
+        XCTAssertEqual(observer.kinds.last, .scheduled)
     }
 
     func testAnOfferWithABadPeriodNamesItsKeyPath() throws {

@@ -64,7 +64,7 @@ final class GroupChangeTests: XCTestCase {
         observer.reset()
 
         try await store.add(TierCatalog.payment(TierCatalog.basic, token: "order-basic"))
-        XCTAssertEqual(observer.kinds, [.purchasing, .deferred], "nothing is charged before the renewal date")
+        XCTAssertEqual(observer.kinds, [.purchasing, .scheduled], "nothing is charged before the renewal date")
         XCTAssertNil(observer.updates.last?.transaction)
         var current = try unwrapped(await store.subscriptionStatus(productID: TierCatalog.pro))
         XCTAssertEqual(current.state, .subscribed)
@@ -115,7 +115,7 @@ final class GroupChangeTests: XCTestCase {
 
         observer.reset()
         try await store.add(TierCatalog.payment(TierCatalog.basicYearly, token: "order-yearly"))
-        XCTAssertEqual(observer.kinds, [.purchasing, .deferred])
+        XCTAssertEqual(observer.kinds, [.purchasing, .scheduled])
         let plus = try unwrapped(await store.subscriptionStatus(productID: TierCatalog.plus))
         XCTAssertEqual(plus.scheduledProductID, TierCatalog.basicYearly)
     }

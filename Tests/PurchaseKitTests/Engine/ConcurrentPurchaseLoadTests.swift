@@ -84,7 +84,7 @@ struct LoadWorld {
                     do {
                         switch try await engine.purchase(productID: call.productID, user: call.user) {
                         case .success(let order): return (call.index, .success(order))
-                        case .pending(let order, .awaitingApproval): return (call.index, .changeScheduled(order))
+                        case .pending(let order, .subscriptionChangeScheduled): return (call.index, .changeScheduled(order))
                         case let other: return (call.index, .other("\(other)"))
                         }
                     } catch let error as PurchaseKitError where error.storeReason == .alreadyOwned {

@@ -42,7 +42,9 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         guard case .success(let proOrder) = try await engine.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
         let renewal = try XCTUnwrap(proOrder.transaction?.expirationDate)
         let downgrade = try await engine.purchase(productID: W.basic, user: "alice")
-        guard case .pending(let basicOrder, .awaitingApproval) = downgrade else { return XCTFail("\(downgrade)") }
+        guard case .pending(let basicOrder, .subscriptionChangeScheduled) = downgrade else { return XCTFail("\(downgrade)") }
+        XCTAssertEqual(basicOrder.status, .deferred)
+        XCTAssertNil(basicOrder.transaction)
         var products = try await entitled(engine)
         XCTAssertEqual(products, [W.pro], "the downgrade grants nothing before the renewal date")
 
