@@ -140,6 +140,20 @@ final class OfferTests: XCTestCase {
                        "the renewal is the offer's two weeks")
     }
 
+    func testASignedOfferNeverShowsItsSignature() async throws {
+        let (store, clock, _) = await TierCatalog.makeStore()
+        let offer = store.signPromotionalOffer(offerID: TierCatalog.promo, productID: TierCatalog.basic, timestamp: clock.now)
+        let secret = String(decoding: offer.signature, as: UTF8.self)
+        let payment = TierCatalog.payment(TierCatalog.basic, token: "order-1", offer: offer)
+        var dumped = ""
+        dump(payment, to: &dumped)
+        for text in ["\(payment)", String(reflecting: payment), "\(offer)", dumped] {
+            XCTAssertFalse(text.contains(secret), text)
+            XCTAssertFalse(text.contains("order-1"), text)
+        }
+        XCTAssertTrue("\(payment)".contains(TierCatalog.promo))
+    }
+
     private func assertThrows(_ code: PurchaseKitError.Code, file: StaticString = #filePath, line: UInt = #line,
                               _ body: () async throws -> Void) async {
         do {
