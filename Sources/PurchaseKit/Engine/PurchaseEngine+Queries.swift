@@ -27,7 +27,7 @@ extension PurchaseEngine {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
         let now = clock.now
-        let superseded = SupersededSubscriptions.orderIDs(in: delivered, facts: facts, now: now)
+        let superseded = try await supersededSubscriptionOrders(of: userID)
         var result: [String: Entitlement] = [:]
         for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }

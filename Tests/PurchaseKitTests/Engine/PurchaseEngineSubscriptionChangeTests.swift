@@ -36,6 +36,22 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         XCTAssertEqual(freshProducts, [W.pro])
     }
 
+    func testARefundedUpgradeDoesNotBringBackThePlanItReplaced() async throws {
+        let world = W()
+        let engine = try await world.engine()
+        guard case .success = try await engine.purchase(productID: W.basic, user: "alice") else { return XCTFail() }
+        await world.advance(by: 2, engine)
+        guard case .success(let pro) = try await engine.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
+        try await world.store.refund(transactionID: try XCTUnwrap(pro.transaction?.id))
+        await engine.waitUntilIdle()
+        let stored = await world.orders.order(id: pro.id)
+        XCTAssertEqual(stored?.status, .revoked)
+        let products = try await entitled(engine)
+        XCTAssertEqual(products, [], "the basic plan's rest was refunded at the upgrade")
+        let status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status[W.group], .revoked)
+    }
+
     func testADowngradeKeepsTheOldProductUntilTheRenewalDateThenTheNewOne() async throws {
         let world = W()
         let engine = try await world.engine()
