@@ -45,7 +45,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
         }
     }
 
-    private let client: any AppStoreClient
+    let client: any AppStoreClient
     private let configuration: Configuration
     private var book = TransactionBook()
     private weak var observer: (any PaymentQueueObserver)?

@@ -43,6 +43,9 @@ protocol AppStoreClient: Sendable {
     /// looked up in `Transaction.all` when not given). Nil when StoreKit
     /// knows no such subscription.
     func subscriptionStatus(originalTransactionID: UInt64, groupID: String?) async throws -> RenewalSnapshot?
+
+    /// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`.
+    func isEligibleForIntroOffer(groupID: String) async -> Bool
 }
 
 /// A signed promotional offer, as StoreKit's `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`

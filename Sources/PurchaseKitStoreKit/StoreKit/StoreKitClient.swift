@@ -127,6 +127,10 @@ struct StoreKitClient: AppStoreClient {
         return snapshots
     }
 
+    func isEligibleForIntroOffer(groupID: String) async -> Bool {
+        await Product.SubscriptionInfo.isEligibleForIntroOffer(for: groupID)
+    }
+
     func subscriptionStatus(originalTransactionID: UInt64, groupID: String?) async throws -> RenewalSnapshot? {
         var group = groupID
         if group == nil {

@@ -6,8 +6,8 @@ import PurchaseKitSimulator
 import StoreKitInterface
 import XCTest
 
-/// A signed promotional offer reaches StoreKit as its purchase option; refund
-/// requests are not available through the adapter.
+/// A signed promotional offer reaches StoreKit as its purchase option; intro
+/// eligibility is StoreKit's; refund requests are not available through the adapter.
 final class AppStoreOfferRefundTests: XCTestCase {
     override func tearDown() {
         ScriptedAppStore.uninstall()
@@ -22,6 +22,20 @@ final class AppStoreOfferRefundTests: XCTestCase {
         XCTAssertEqual(world.store.purchaseCalls.last?.promotionalOfferID, "comeback")
         _ = try await engine.purchase(productID: Shop.coins, user: "alice")
         XCTAssertNil(world.store.purchaseCalls.last?.promotionalOfferID, "no offer, no option")
+    }
+
+    func testIntroOfferEligibilityIsAskedOfStoreKit() async throws {
+        let world = AppStoreWorld()
+        let (engine, _) = try await world.launch()
+        var bob = try await engine.isEligibleForIntroOffer(groupID: Shop.group, user: "bob")
+        XCTAssertTrue(bob)
+        guard case .success = try await engine.purchase(productID: Shop.monthly, user: "alice") else {
+            return XCTFail("the purchase did not succeed")
+        }
+        bob = try await engine.isEligibleForIntroOffer(groupID: Shop.group, user: "bob")
+        XCTAssertFalse(bob, "StoreKit says the account subscribed in the group")
+        let otherGroup = try await engine.isEligibleForIntroOffer(groupID: "another", user: "bob")
+        XCTAssertTrue(otherGroup)
     }
 
     func testRefundRequestsAreUnsupportedThroughTheAdapter() async throws {

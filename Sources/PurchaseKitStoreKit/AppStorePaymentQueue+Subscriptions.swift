@@ -16,4 +16,10 @@ extension AppStorePaymentQueue {
             .refundUnsupported, "The App Store adapter cannot show StoreKit's refund sheet: it needs the app's window scene.",
             advice: "Call Transaction.beginRefundRequest(for:in:) from the app's UI with the transaction id; an accepted refund arrives as a revocation.")
     }
+
+    /// StoreKit's `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`:
+    /// whether the App Store account may still have an introductory offer in the group.
+    public func isEligibleForIntroOffer(groupID: String) async -> Bool? {
+        await client.isEligibleForIntroOffer(groupID: groupID)
+    }
 }
