@@ -56,7 +56,7 @@ extension SimulatedPaymentQueue {
         switch behavior {
         case .success:
             if product.type == .autoRenewable,
-               let answer = changeWithinGroup(to: product, quantity: quantity, token: token, payment: payment,
+               let answer = changeWithinGroup(to: product, quantity: quantity, token: token, userID: payment.userID,
                                               offer: offer, at: now) {
                 await send([report(.purchasing)] + answer, faults: faults)
                 return
@@ -84,7 +84,7 @@ extension SimulatedPaymentQueue {
             pending.append(PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: .latePayment, productID: product.id, quantity: payment.quantity,
                 orderToken: token, userID: payment.userID, requestedAt: now, paymentOrderToken: payment.orderToken,
-                faults: faults))
+                faults: faults, offer: offer))
             await send([report(.purchasing), unpaid(behavior == .failsThenPays ? .failed(.networkError) : .cancelled)],
                        faults: faults)
         case .askToBuy, .interrupted:
@@ -92,7 +92,7 @@ extension SimulatedPaymentQueue {
             let held = PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: behavior == .askToBuy ? .askToBuy : .interrupted,
                 productID: product.id, quantity: quantity, orderToken: token, userID: payment.userID,
-                requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults)
+                requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults, offer: offer)
             pending.append(held)
             await send([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
         }

@@ -66,7 +66,7 @@ extension SimulatedPaymentQueue {
     ///
     /// Buying the product the account holds again cancels a change scheduled
     /// on it, as resubscribing to the current plan does on the App Store.
-    func changeWithinGroup(to product: Product, quantity: Int, token: String?, payment: Payment,
+    func changeWithinGroup(to product: Product, quantity: Int, token: String?, userID: String,
                            offer: SubscriptionOffer?, at now: Date) -> [TransactionUpdate]? {
         guard let info = product.subscription else { return nil }
         if var own = subscriptions[product.id], own.state.grantsAccess {
@@ -80,7 +80,7 @@ extension SimulatedPaymentQueue {
         guard var current = activeSubscription(inGroup: info.groupID, other: product.id),
               let currentInfo = catalog[current.productID]?.subscription else { return nil }
         guard SubscriptionChange.takesEffectAtOnce(from: currentInfo, to: info) else {
-            current.scheduledChange = ScheduledChange(productID: product.id, orderToken: token, userID: payment.userID,
+            current.scheduledChange = ScheduledChange(productID: product.id, orderToken: token, userID: userID,
                                                       quantity: quantity, offerPeriod: nil, offerPeriodCount: nil)
             current.willAutoRenew = true
             subscriptions[current.productID] = current
@@ -96,7 +96,7 @@ extension SimulatedPaymentQueue {
         current.stateEndsAt = nil
         current.wasUpgraded = true
         subscriptions[current.productID] = current
-        guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now,
+        guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: userID, at: now,
                                        offer: offer, originalID: current.originalID) else { return nil }
         return [update(.purchased, for: transaction)]
     }

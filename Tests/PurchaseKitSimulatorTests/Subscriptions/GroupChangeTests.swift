@@ -133,6 +133,23 @@ final class GroupChangeTests: XCTestCase {
         XCTAssertNil(basic)
     }
 
+    func testAnAskToBuyUpgradeFollowsTheGroupRulesWhenApproved() async throws {
+        let (store, _, observer) = await TierCatalog.makeStore()
+        try await store.add(TierCatalog.payment(TierCatalog.basic, token: "order-basic"))
+        let basic = try XCTUnwrap(observer.updates.last?.transaction)
+        await store.setBehavior(.askToBuy, for: TierCatalog.pro)
+        try await store.add(TierCatalog.payment(TierCatalog.pro, token: "order-pro"))
+        XCTAssertEqual(observer.kinds.last, .deferred)
+        var isUpgraded = await store.isUpgraded(transactionID: basic.id)
+        XCTAssertFalse(isUpgraded, "nothing changes before the parent approves")
+        try await store.approveAskToBuy(orderToken: "order-pro")
+        let pro = try XCTUnwrap(observer.updates.last?.transaction)
+        XCTAssertEqual(pro.productID, TierCatalog.pro)
+        XCTAssertEqual(pro.originalID, basic.originalID)
+        isUpgraded = await store.isUpgraded(transactionID: basic.id)
+        XCTAssertTrue(isUpgraded)
+    }
+
     func testScheduledChangeSurvivesSaveAndLoad() async throws {
         let (store, clock, _) = await TierCatalog.makeStore()
         try await store.add(TierCatalog.payment(TierCatalog.pro, token: "order-pro"))

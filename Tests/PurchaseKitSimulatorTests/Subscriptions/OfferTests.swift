@@ -54,6 +54,23 @@ final class OfferTests: XCTestCase {
         XCTAssertLessThan(days, 95)
     }
 
+    func testAPromotionalOfferWaitsWithAnAskToBuyRequest() async throws {
+        let (store, clock, observer) = await TierCatalog.makeStore()
+        try await store.add(TierCatalog.payment(TierCatalog.basic, token: "order-1"))
+        try await store.cancelSubscription(productID: TierCatalog.basic)
+        clock.advance(by: 10)
+        await store.processRenewals()
+        await store.setBehavior(.askToBuy, for: TierCatalog.basic)
+        let offer = store.signPromotionalOffer(offerID: TierCatalog.promo, productID: TierCatalog.basic, timestamp: clock.now)
+        try await store.add(TierCatalog.payment(TierCatalog.basic, token: "order-2", offer: offer))
+        XCTAssertEqual(observer.kinds.last, .deferred)
+        clock.advance(by: 2)
+        try await store.approveAskToBuy(orderToken: "order-2")
+        let transaction = try XCTUnwrap(observer.updates.last?.transaction)
+        let days = try XCTUnwrap(transaction.expirationDate).timeIntervalSince(transaction.purchaseDate)
+        XCTAssertGreaterThan(days, 85, "the approved purchase keeps the offer's three months")
+    }
+
     func testPromotionalOfferIsRefusedWhenUnknownForgedReusedStaleOrForANewcomer() async throws {
         let (store, clock, observer) = await TierCatalog.makeStore()
         // A newcomer may not have a promotional offer.
