@@ -10,7 +10,12 @@ extension SimulatedPaymentQueue {
     /// Store does not allow (below one, above ten, or other than one for a
     /// non-consumable or an auto-renewable subscription) with `.paymentInvalid`. Buying a non-consumable the account owns, or an
     /// active subscription again, re-delivers the existing transaction without a
-    /// new charge, as the App Store does.
+    /// new charge, as the App Store does. Buying another subscription of a
+    /// group the account holds is an upgrade, downgrade or crossgrade
+    /// (``SubscriptionChange``): at once (`.purchased`, the old period ends and
+    /// is marked upgraded) or at the renewal date (`.scheduled` now, `.purchased` then).
+    /// A payment's promotional offer is checked first; a refused one fails
+    /// with `.invalidOffer` or `.ineligibleForOffer` and charges nothing.
     ///
     /// - Throws: ``PurchaseKitError/Code/paymentsNotAllowed`` when payments are
     ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
