@@ -129,11 +129,14 @@ extension SimulatedPaymentQueue {
     func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date,
                 offer: SubscriptionOffer? = nil, originalID: String? = nil) -> StoreTransaction? {
         var expiration: Date?
+        var paid: Decimal?
         if product.type == .autoRenewable, let info = product.subscription {
             if let offer {
                 expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+                paid = Self.offerCost(offer.paymentMode, displayPrice: offer.displayPrice, periods: offer.periodCount)
             } else if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
                 expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+                paid = Self.offerCost(offer.paymentMode, displayPrice: offer.displayPrice, periods: offer.periodCount)
             } else {
                 expiration = subscriptionTime(after: now, period: info.period)
             }
@@ -141,6 +144,7 @@ extension SimulatedPaymentQueue {
         }
         let transaction = record(productID: product.id, originalID: originalID, quantity: quantity, orderToken: orderToken,
                                  userID: userID, purchaseDate: now, expirationDate: expiration)
+        if let paid, let index = recordIndex[transaction.id] { records[index].pricePaid = paid }
         if product.type == .autoRenewable, let expiration {
             if let groupID = product.subscription?.groupID { endOthers(inGroup: groupID, except: product.id) }
             subscriptions[product.id] = SubscriptionRecord(

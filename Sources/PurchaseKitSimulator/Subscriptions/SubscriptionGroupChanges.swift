@@ -88,6 +88,7 @@ extension SimulatedPaymentQueue {
         }
         if let index = recordIndex[current.latestTransactionID] {
             records[index].isUpgraded = true
+            records[index].proratedRefund = proratedRefund(of: records[index], at: now)
         }
         current.state = .expired
         current.expirationDate = min(current.expirationDate, now)
@@ -135,6 +136,35 @@ extension SimulatedPaymentQueue {
             orderToken: change.orderToken, latestTransactionID: transaction.id, expirationDate: expiration,
             willAutoRenew: true, state: .subscribed, stateEndsAt: nil)
         return (next, update(.purchased, for: transaction))
+    }
+
+    /// What the period of `record` cost (an offer's price, else the list
+    /// price) times the share of it left at `now`, rounded to cents: what the
+    /// App Store refunds of a period an upgrade cuts short. A free trial refunds nothing.
+    func proratedRefund(of record: TransactionRecord, at now: Date) -> Decimal? {
+        let transaction = record.transaction
+        guard let price = record.pricePaid ?? catalog[transaction.productID]?.price, let end = transaction.expirationDate,
+              end > transaction.purchaseDate else { return nil }
+        let left = max(0, min(1, end.timeIntervalSince(now) / end.timeIntervalSince(transaction.purchaseDate)))
+        var exact = price * Decimal(left)
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &exact, 2, .plain)
+        return rounded
+    }
+
+    /// What an offer's periods cost: nothing for a free trial, the offer's
+    /// price once when paid up front, once per period when paid as you go.
+    /// Nil when the offer shows no price (the list price is then assumed).
+    static func offerCost(_ mode: OfferPaymentMode, displayPrice: String?, periods: Int) -> Decimal? {
+        if mode == .freeTrial { return 0 }
+        guard let text = displayPrice, let price = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+        return mode == .payUpFront ? price : price * Decimal(periods)
+    }
+
+    /// What the store refunded of this transaction's price when an upgrade
+    /// (or an immediate crossgrade) cut its period short; nil otherwise.
+    public func proratedRefund(transactionID: String) -> Decimal? {
+        recordIndex[transactionID].flatMap { records[$0].proratedRefund }
     }
 
     /// Whether this transaction's period was ended early by an upgrade or an immediate crossgrade.

@@ -32,6 +32,11 @@ final class GroupChangeTests: XCTestCase {
         XCTAssertGreaterThan(proExpiration.timeIntervalSince(pro.purchaseDate), 27, "a full month, no intro offer")
         let isUpgraded = await store.isUpgraded(transactionID: basic.id)
         XCTAssertTrue(isUpgraded)
+        // basic was bought with a free week: nothing paid, nothing refunded.
+        let refunded = await store.proratedRefund(transactionID: basic.id)
+        XCTAssertEqual(refunded, 0)
+        let proRefund = await store.proratedRefund(transactionID: pro.id)
+        XCTAssertNil(proRefund)
 
         let old = try unwrapped(await store.subscriptionStatus(productID: TierCatalog.basic))
         XCTAssertEqual(old.state, .expired)
@@ -54,6 +59,17 @@ final class GroupChangeTests: XCTestCase {
         try await store.add(TierCatalog.payment(TierCatalog.pro, token: "order-pro"))
         let restored = try await store.restoreCompletedTransactions()
         XCTAssertEqual(restored.map(\.productID), [TierCatalog.pro])
+    }
+
+    func testAnUpgradeRefundsThePaidShareOfThePeriodLeft() async throws {
+        let (store, clock, observer) = await TierCatalog.makeStore()
+        try await store.add(TierCatalog.payment(TierCatalog.plus, token: "order-plus"))   // 4.00 a month, no trial
+        let plus = try XCTUnwrap(observer.updates.last?.transaction)
+        let length = try XCTUnwrap(plus.expirationDate).timeIntervalSince(plus.purchaseDate)
+        clock.advance(by: length / 4)
+        try await store.add(TierCatalog.payment(TierCatalog.pro, token: "order-pro"))
+        let refunded = await store.proratedRefund(transactionID: plus.id)
+        XCTAssertEqual(refunded, 3, "three quarters of 4.00 were left")
     }
 
     func testDowngradeWaitsForTheRenewalDateOnTheClock() async throws {
