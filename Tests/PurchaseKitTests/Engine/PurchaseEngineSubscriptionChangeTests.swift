@@ -93,6 +93,25 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         XCTAssertNotNil(order?.transaction)
     }
 
+    func testADowngradeSurvivesARelaunchBeforeTheRenewalDate() async throws {
+        let world = W()
+        var engine: PurchaseEngine? = try await world.engine()
+        guard case .success(let proOrder)? = try await engine?.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
+        guard case .pending(let basicOrder, .subscriptionChangeScheduled)? = try await engine?.purchase(productID: W.basic, user: "alice")
+        else { return XCTFail() }
+        engine = nil   // the app is killed while the change waits
+
+        let relaunched = try await world.engine()
+        let renewal = try XCTUnwrap(proOrder.transaction?.expirationDate)
+        await world.advance(by: renewal.timeIntervalSince(world.clock.now) + 1, relaunched)
+        let products = try await entitled(relaunched)
+        XCTAssertEqual(products, [W.basic])
+        let order = await world.orders.order(id: basicOrder.id)
+        XCTAssertEqual(order?.status, .completed)
+        let credits = await world.server.creditCount(transactionID: try XCTUnwrap(order?.transaction?.id))
+        XCTAssertEqual(credits, 1)
+    }
+
     func testIntroOfferEligibilityFollowsTheUserAndTheAccount() async throws {
         let world = W()
         let engine = try await world.engine()
@@ -164,6 +183,21 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         XCTAssertEqual(products, [W.pro])
         let eligible = try await engine.isEligibleForIntroOffer(groupID: W.group, user: "alice")
         XCTAssertFalse(eligible)
+    }
+
+    func testAnOfferCodeRedeemedWithNobodyLoggedInWaitsToBeAssigned() async throws {
+        let world = W()
+        let engine = try await world.engine()
+        try await world.store.addOfferCode("HELLO", productID: W.pro, offerID: "free-week")
+        let transaction = try await world.store.redeemOfferCode("HELLO", userID: "someone")
+        await engine.waitUntilIdle()
+        let waiting = await engine.openOrders().filter { $0.transactionID == transaction?.id }
+        XCTAssertEqual(waiting.map(\.status), [.needsAttention], "never credited to a guessed user")
+        let order = try XCTUnwrap(waiting.first)
+        _ = try await engine.assign(orderID: order.id, toUser: "alice")
+        await engine.waitUntilIdle()
+        let products = try await entitled(engine)
+        XCTAssertEqual(products, [W.pro])
     }
 }
 
