@@ -35,14 +35,9 @@ extension Product {
             Product.PurchaseOption(scripted: .quantity(quantity))
         }
 
-        /// Apply a promotional offer to a purchase.
-        ///
-        /// - Parameters:
-        ///   - offerID: The `id` property of the `SubscriptionOffer` to apply.
-        ///   - keyID: The key ID of the private key used to generate `signature`.
-        ///   - nonce: The nonce used in `signature`.
-        ///   - signature: The cryptographic signature of the offer parameters, generated on your server.
-        ///   - timestamp: The time the signature was generated in milliseconds since 1970.
+        /// A promotional offer for the purchase: the offer's id, and the key id,
+        /// nonce, signature and timestamp (milliseconds since 1970) the
+        /// developer's server signed it with. The scripted store records the offer id.
         public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> Product.PurchaseOption {
             Product.PurchaseOption(scripted: .promotionalOffer(offerID: offerID, keyID: keyID, nonce: nonce,
                                                                signature: signature, timestamp: timestamp))
