@@ -45,7 +45,7 @@ extension SimulatedPaymentQueue {
     func checkPromotionalOffer(_ signed: SignedOffer, for product: Product,
                                at now: Date) -> OfferCheck {
         guard product.type == .autoRenewable, let info = product.subscription,
-              let offer = info.offers.first(where: { $0.kind == .promotional && $0.id == signed.offerID }) else {
+              let offer = info.offer(id: signed.offerID, kind: .promotional) else {
             return .refused(.invalidOffer)
         }
         let expected = offerSignature(productID: product.id, offerID: signed.offerID, keyID: signed.keyID,
@@ -76,7 +76,7 @@ extension SimulatedPaymentQueue {
     ///
     /// - Throws: ``PurchaseKitError/Code/invalidConfiguration`` when the product has no such offer.
     public func addOfferCode(_ code: String, productID: String, offerID: String) throws(PurchaseKitError) {
-        guard catalog[productID]?.subscription?.offers.contains(where: { $0.kind == .offerCode && $0.id == offerID }) == true else {
+        guard catalog[productID]?.subscription?.offer(id: offerID, kind: .offerCode) != nil else {
             throw PurchaseKitError(.invalidConfiguration, "The product '\(productID)' has no offer code '\(offerID)'.",
                                    advice: "Add the offer to the product's codeOffers first.", keyPath: "offerID")
         }
@@ -99,7 +99,7 @@ extension SimulatedPaymentQueue {
     @discardableResult
     public func redeemOfferCode(_ code: String, userID: String) async throws(PurchaseKitError) -> StoreTransaction? {
         guard let redeemable = offerCodes[code], let product = catalog[redeemable.productID], let info = product.subscription,
-              let offer = info.offers.first(where: { $0.kind == .offerCode && $0.id == redeemable.offerID }) else {
+              let offer = info.offer(id: redeemable.offerID, kind: .offerCode) else {
             throw PurchaseKitError(.offerCodeInvalid, "The offer code is unknown or was redeemed already.",
                                    advice: "Check the code; each code can be redeemed once.")
         }
