@@ -10,7 +10,8 @@ extension PurchaseEngine {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func isEligibleForIntroOffer(groupID: String, user userID: String) async throws -> Bool {
-        let paid = try await allOrders(of: userID).filter { $0.transaction != nil }
+        // A transaction the server rejected (another user's, say) proves nothing about this user.
+        let paid = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status != .rejected }
         let facts = await productFacts(for: paid)
         if paid.contains(where: { facts[$0.id]?.type == .autoRenewable && facts[$0.id]?.groupID == groupID }) {
             return false
