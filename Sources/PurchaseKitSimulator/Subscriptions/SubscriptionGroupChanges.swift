@@ -167,6 +167,16 @@ extension SimulatedPaymentQueue {
         recordIndex[transactionID].flatMap { records[$0].proratedRefund }
     }
 
+    /// The account's subscription in a group after bringing it up to
+    /// `clock.now`: the one granting access, else the one that ended last;
+    /// nil when the account never subscribed there.
+    public func subscriptionStatus(groupID: String) async -> SubscriptionSnapshot? {
+        await processRenewals()
+        return subscriptions.values.filter { subscriptionGroup(of: $0.productID) == groupID }
+            .max { ($0.state.grantsAccess ? 1 : 0, $0.expirationDate) < ($1.state.grantsAccess ? 1 : 0, $1.expirationDate) }?
+            .status
+    }
+
     /// Whether this transaction's period was ended early by an upgrade or an immediate crossgrade.
     public func isUpgraded(transactionID: String) -> Bool {
         recordIndex[transactionID].map { records[$0].isUpgraded ?? false } ?? false

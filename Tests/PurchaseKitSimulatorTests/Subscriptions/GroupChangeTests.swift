@@ -104,6 +104,10 @@ final class GroupChangeTests: XCTestCase {
         XCTAssertFalse(current.wasUpgraded)
         let next = try unwrapped(await store.subscriptionStatus(productID: TierCatalog.basic))
         XCTAssertEqual(next.state, .subscribed)
+        let group = try unwrapped(await store.subscriptionStatus(groupID: TierCatalog.group))
+        XCTAssertEqual(group.productID, TierCatalog.basic, "the group's current subscription")
+        let none = await store.subscriptionStatus(groupID: "no-such-group")
+        XCTAssertNil(none)
     }
 
     func testBuyingTheCurrentProductAgainCancelsAScheduledDowngrade() async throws {
