@@ -47,7 +47,7 @@ extension PurchaseEngine {
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
-        case .purchasing, .deferred, .interrupted, .cancelled, .failed:
+        case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             let orderID = paymentOrder(for: update)
             if let orderID {
                 await drive(orderID: orderID, .store(update.kind, nil))
