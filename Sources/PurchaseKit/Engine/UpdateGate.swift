@@ -34,7 +34,7 @@ struct UpdateGate {
             var keys: Set<String> = ["token:" + own, "transaction:" + transaction.id, "transaction:" + transaction.originalID]
             if let answering = update.orderToken { keys.insert("token:" + answering) }
             return .keys(keys)
-        case .purchasing, .deferred, .interrupted, .cancelled, .failed:
+        case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             guard let token = update.orderToken else { return .exclusive }
             var keys: Set<String> = ["token:" + token]
             if let paymentID = update.paymentID { keys.insert("transaction:" + paymentID) }
