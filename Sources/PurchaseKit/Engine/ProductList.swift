@@ -38,7 +38,11 @@ public struct ProductList: Sendable, Hashable {
             guard let groupID = product.subscription?.groupID else { continue }
             byGroup[groupID, default: []].append(product)
         }
-        return byGroup.keys.sorted().map { SubscriptionGroup(id: $0, products: byGroup[$0] ?? []) }
+        return byGroup.keys.sorted().map { id in
+            let products = byGroup[id] ?? []
+            let name = products.lazy.compactMap { $0.subscription?.groupName }.first
+            return SubscriptionGroup(id: id, name: name, products: products)
+        }
     }
 }
 
@@ -47,8 +51,8 @@ public struct ProductList: Sendable, Hashable {
 public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
     /// The group's id, as the store gives it.
     public var id: String
-    /// The group's display name. The products do not carry one yet, so it is
-    /// nil for now; show the group's products' names, or a name of the app's own.
+    /// The group's display name, from its products (`SubscriptionInfo.groupName`,
+    /// such as a `.storekit` file's group name); nil when none of them carries one.
     public var name: String?
     /// The group's products, highest level of service first (`groupLevel` 1),
     /// then by id; products without a level come last.

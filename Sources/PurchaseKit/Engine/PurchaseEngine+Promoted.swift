@@ -119,7 +119,8 @@ extension PurchaseEngine {
     }
 
     private func buy(_ intent: PromotedPurchaseIntent, user userID: String) async throws -> PurchaseResult {
-        try await purchase(productID: intent.productID, user: userID, quantity: 1, metadata: [:], source: .storeInitiated)
+        try await purchase(productID: intent.productID, user: userID, quantity: 1, metadata: [:], promotionalOffer: nil,
+                           source: .storeInitiated)
     }
 
     /// Whether a purchase that threw never reached the store's payment sheet.

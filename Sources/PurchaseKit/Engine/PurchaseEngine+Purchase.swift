@@ -15,13 +15,23 @@ extension PurchaseEngine {
     ///   `orderGenerationFailed`, `persistenceWriteFailed`, `paymentFailed`,
     ///   `verificationRejected`, `storeUnavailable`, `invalidConfiguration`
     ///   (``start()`` not called).
-    public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:]) async throws -> PurchaseResult {
-        try await purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata, source: .purchase)
+    ///
+    /// A `promotionalOffer` the app's server signed is passed to the store
+    /// untouched; the store refuses an invalid one (``StoreFailureReason/invalidOffer``)
+    /// or one the user may not have (``StoreFailureReason/ineligibleForOffer``),
+    /// thrown as `paymentFailed` with that `storeReason`. Buying another
+    /// subscription of a group the user holds is an upgrade, downgrade or
+    /// crossgrade: one that waits for the next renewal date answers
+    /// `.pending(order, .subscriptionChangeScheduled)` and completes when its transaction arrives then.
+    public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
+                         promotionalOffer: SignedOffer? = nil) async throws -> PurchaseResult {
+        try await purchase(productID: productID, user: userID, quantity: quantity, metadata: metadata,
+                           promotionalOffer: promotionalOffer, source: .purchase)
     }
 
     /// A purchase whose order records `source` (a promoted purchase the app accepted is `storeInitiated`).
     func purchase(productID: String, user userID: String, quantity: Int, metadata: [String: String],
-                  source: OrderSource) async throws -> PurchaseResult {
+                  promotionalOffer: SignedOffer?, source: OrderSource) async throws -> PurchaseResult {
         guard started else {
             throw PurchaseKitError(.invalidConfiguration, "The purchase engine was not started.",
                                    advice: "Call start() at launch, before any purchase.")
@@ -40,7 +50,8 @@ extension PurchaseEngine {
         do {
             await takeSlot()
             hasSlot = true
-            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata, source: source)
+            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata, offer: promotionalOffer,
+                                               source: source)
             leaveQueue(key, hadSlot: true)
             return result
         } catch {
@@ -73,7 +84,7 @@ extension PurchaseEngine {
     }
 
     private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String],
-                             source: OrderSource) async throws -> PurchaseResult {
+                             offer: SignedOffer?, source: OrderSource) async throws -> PurchaseResult {
         let allowed: Bool
         do {
             allowed = try await withStore { await $0.canMakePayments() }
@@ -130,7 +141,8 @@ extension PurchaseEngine {
         scheduleExpiry(of: orders[orderID])
         // The store takes the payment as separate work: a store whose `add`
         // never returns must not hold this call past its store timeout.
-        let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID)
+        let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID,
+                              promotionalOffer: offer)
         spawn { engine in await engine.hand(payment, orderID: orderID) }
         return try await waitForResult(orderID: orderID)
     }
@@ -179,12 +191,8 @@ extension PurchaseEngine {
 
     private func startStoreTimeout(orderID: String) {
         guard let timeout = configuration.storeTimeout else { return }
-        let clock = self.clock
-        let deadline = clock.now.addingTimeInterval(timeout)
-        waiters[orderID]?.timeoutDeadline = deadline
-        waiters[orderID]?.timeout = configuration.taskStarter.start { [weak self] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            await self?.storeTimedOut(orderID: orderID)
+        waiters[orderID]?.timeoutID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
+            engine.spawn { engine in await engine.storeTimedOut(orderID: orderID) }
         }
     }
 
@@ -228,8 +236,8 @@ extension PurchaseEngine {
     /// Hands `result` to the purchase call waiting on the order, if any.
     func resolveWaiter(orderID: String, with result: Result<PurchaseResult, PurchaseKitError>) {
         guard var task = waiters[orderID], task.result == nil else { return }
-        task.timeout?.cancel()
-        task.timeout = nil
+        cancelDeadline(task.timeoutID)
+        task.timeoutID = nil
         if let continuation = task.continuation {
             waiters[orderID] = nil
             continuation.resume(with: result.mapError { $0 as any Error })

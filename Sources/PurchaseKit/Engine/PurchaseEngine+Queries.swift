@@ -10,7 +10,10 @@ extension PurchaseEngine {
     }
 
     /// What the user owns now: non-consumables, and subscriptions whose period
-    /// has not ended (or that the store keeps in a grace period). Nothing
+    /// has not ended (or that the store keeps in a grace period), one per
+    /// subscription group: the group's latest purchase (after an upgrade, the
+    /// new product only; after a downgrade, the old one until its period ends,
+    /// then the new one, whose transaction the store sends then). Nothing
     /// revoked, pending, rejected or undelivered; consumables are in
     /// ``consumableBalance(user:)``.
     ///
@@ -24,8 +27,9 @@ extension PurchaseEngine {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
         let now = clock.now
+        let superseded = try await supersededSubscriptionOrders(of: userID)
         var result: [String: Entitlement] = [:]
-        for order in delivered {
+        for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
             switch type {
             case .consumable:
@@ -104,7 +108,7 @@ extension PurchaseEngine {
         return status
     }
 
-    private func allOrders(of userID: String) async throws -> [Order] {
+    func allOrders(of userID: String) async throws -> [Order] {
         do {
             return try await store.orders(forUser: userID)
         } catch {
@@ -120,7 +124,7 @@ extension PurchaseEngine {
     /// The product facts of `orders`, by order id, without ever throwing: what
     /// the orders recorded, else the store's catalog (one request for every
     /// product the engine has not loaded), else what the stored transactions show.
-    private func productFacts(for orders: [Order]) async -> [String: ProductFacts] {
+    func productFacts(for orders: [Order]) async -> [String: ProductFacts] {
         let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
         if !missing.isEmpty {
             do {

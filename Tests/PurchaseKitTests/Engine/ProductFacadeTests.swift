@@ -14,7 +14,7 @@ final class ProductFacadeTests: XCTestCase {
         let year = try SubscriptionPeriod(iso8601: "P1Y")
         return Catalog.products + [
             Product(id: Self.annual, type: .autoRenewable, displayName: "Plus annual", price: 29,
-                    subscription: SubscriptionInfo(groupID: Catalog.group, period: year, groupLevel: 1)),
+                    subscription: SubscriptionInfo(groupID: Catalog.group, period: year, groupLevel: 1, groupName: "Plus")),
             Product(id: Self.other, type: .autoRenewable, displayName: "Other", price: 1,
                     subscription: SubscriptionInfo(groupID: "other-group", period: month)),
         ]
@@ -37,7 +37,7 @@ final class ProductFacadeTests: XCTestCase {
         XCTAssertEqual(list.subscriptionGroups.map(\.id), ["other-group", Catalog.group])
         // Highest level of service first; a product without a level last.
         XCTAssertEqual(list.subscriptionGroups.last?.products.map(\.id), [Self.annual, Catalog.monthly])
-        XCTAssertEqual(list.subscriptionGroups.map(\.name), [nil, nil], "the products carry no group name yet")
+        XCTAssertEqual(list.subscriptionGroups.map(\.name), [nil, "Plus"], "from a product of the group that carries it")
         XCTAssertTrue(list.invalidProductIDs.isEmpty)
         XCTAssertEqual(list[Catalog.pro]?.displayName, "Pro")
     }
