@@ -45,6 +45,8 @@ final class UpdateGateTests: XCTestCase {
             await withCheckedContinuation { continuation in gate.withLock { $0.wait(.exclusive, continuation) } }
             order.withLock { $0.append("exclusive") }
         }
+        // The exclusive claim must be waiting before the check, or the check races its task.
+        while gate.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
         XCTAssertFalse(gate.withLock { $0.tryEnter(.keys(["token:b"])) }, "nobody overtakes a waiter")
         let keyed = Task {
             await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys(["token:b"]), continuation) } }
