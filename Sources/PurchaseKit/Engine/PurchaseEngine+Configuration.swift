@@ -64,6 +64,13 @@ extension PurchaseEngine {
         public var jitterSeed: UInt64?
         /// Where log lines go.
         public var logHandler: any LogHandler
+        /// How long each non-renewing subscription lasts, by product id. The App
+        /// Store does not time non-renewing subscriptions; the app does. A product
+        /// missing here lasts the period the store's catalog gives it
+        /// (``Product/subscription``), when the engine has loaded the catalog;
+        /// one with neither never expires. Set it so that expiries are known
+        /// offline, at launch (see ``NonRenewingSubscription``).
+        public var nonRenewingDurations: [String: SubscriptionPeriod] = [:]
         /// Where the engine's own tasks start; the fault simulation replaces it.
         package var taskStarter: any TaskStarter = DefaultTaskStarter()
         /// Order tokens come from the system's cryptographic random source;

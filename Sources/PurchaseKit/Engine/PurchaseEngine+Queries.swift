@@ -9,8 +9,10 @@ extension PurchaseEngine {
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
-    /// What the user owns now: non-consumables, and subscriptions whose period
-    /// has not ended (or that the store keeps in a grace period). Nothing
+    /// What the user owns now: non-consumables, subscriptions whose period
+    /// has not ended (or that the store keeps in a grace period), and
+    /// non-renewing subscriptions that have not run out (see
+    /// ``NonRenewingSubscription``). Nothing
     /// revoked, pending, rejected or undelivered; consumables are in
     /// ``consumableBalance(user:)``.
     ///
@@ -24,6 +26,7 @@ extension PurchaseEngine {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
         let now = clock.now
+        let nonRenewing = nonRenewingSubscriptions(of: userID, delivered: delivered, facts: facts)
         var result: [String: Entitlement] = [:]
         for order in delivered {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
@@ -32,14 +35,17 @@ extension PurchaseEngine {
                 continue
             case .nonConsumable:
                 break
-            case .autoRenewable, .nonRenewable:
+            case .nonRenewable:
+                guard nonRenewing[order.productID]?.isActive ?? false else { continue }
+            case .autoRenewable:
                 if let expiration = transaction.expirationDate, expiration <= now {
                     guard case .inGracePeriod(let until)? = await renewalState(of: transaction.originalID),
-                          until > now, type == .autoRenewable else { continue }
+                          until > now else { continue }
                 }
             }
+            let expiration = type == .nonRenewable ? nonRenewing[order.productID]?.expirationDate : transaction.expirationDate
             let entitlement = Entitlement(productID: order.productID, productType: type, orderID: order.id,
-                                          transactionID: transaction.id, expirationDate: transaction.expirationDate)
+                                          transactionID: transaction.id, expirationDate: expiration)
             if let known = result[order.productID], (known.expirationDate ?? .distantFuture) >= (entitlement.expirationDate ?? .distantFuture) {
                 continue
             }
@@ -48,12 +54,13 @@ extension PurchaseEngine {
         return result.values.sorted { $0.productID < $1.productID }
     }
 
-    /// Delivered units of each consumable product for the user; revoked
-    /// purchases are not counted. Answered from the stored orders, whatever
+    /// Units of each consumable product the user has left: delivered units
+    /// (revoked purchases not counted) minus the units spent with
+    /// ``spend(_:of:user:spendID:)``, never below zero. Answered from the stored orders and spends, whatever
     /// the store sells today. Never traps: a stored quantity no purchase can
     /// have is left out (and logged), and a sum saturates at `Int.max`.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders or spends cannot be read.
     public func consumableBalance(user userID: String) async throws -> [String: Int] {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
@@ -68,7 +75,16 @@ extension PurchaseEngine {
         for productID in tally.saturated.sorted() {
             log(.error, "A consumable balance reached the largest number and was capped", ["productID": productID, "user": userID])
         }
-        return tally.balance
+        return CustomerInfoBuilder.subtracting(try await storedSpends(of: userID), from: tally.balance)
+    }
+
+    /// The non-renewing subscriptions among `delivered`, with their expiry (see ``NonRenewingSubscription``).
+    func nonRenewingSubscriptions(of userID: String, delivered: [Order], facts: [String: ProductFacts]) -> [String: NonRenewingSubscription] {
+        let durations = configuration.nonRenewingDurations
+        let catalog = products
+        return CustomerInfoBuilder(userID: userID, orders: delivered, facts: facts, spends: [], renewals: [:],
+                                   nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period },
+                                   now: clock.now).nonRenewingSubscriptions()
     }
 
     /// Where each of the user's subscription groups stands, by group id.
@@ -104,7 +120,7 @@ extension PurchaseEngine {
         return status
     }
 
-    private func allOrders(of userID: String) async throws -> [Order] {
+    func allOrders(of userID: String) async throws -> [Order] {
         do {
             return try await store.orders(forUser: userID)
         } catch {
@@ -119,10 +135,11 @@ extension PurchaseEngine {
 
     /// The product facts of `orders`, by order id, without ever throwing: what
     /// the orders recorded, else the store's catalog (one request for every
-    /// product the engine has not loaded), else what the stored transactions show.
-    private func productFacts(for orders: [Order]) async -> [String: ProductFacts] {
+    /// product the engine has not loaded, unless `askingStore` is false: then
+    /// only the products loaded already), else what the stored transactions show.
+    func productFacts(for orders: [Order], askingStore: Bool = true) async -> [String: ProductFacts] {
         let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
-        if !missing.isEmpty {
+        if askingStore, !missing.isEmpty {
             do {
                 let response = try await withStore { try await $0.products(for: missing) }
                 for product in response.products { products[product.id] = product }

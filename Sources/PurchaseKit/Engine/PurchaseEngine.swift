@@ -38,6 +38,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var timers: [String: RetryTimer] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
+    /// Customer info subscribers and the renewal states last heard from the store.
+    var customerWatch = CustomerWatch()
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
     public struct Diagnostics: Sendable, Equatable {
@@ -219,6 +221,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
 
     func emit(_ event: PurchaseEvent) {
         for continuation in subscribers.values { continuation.yield(event) }
+        customerFactsChanged()
     }
 
     // MARK: Logging

@@ -5,6 +5,7 @@ public actor InMemoryOrderStore: OrderStore {
     private var archived: [String: Order] = [:]
     private var byTransaction: [String: String] = [:]
     private var byToken: [String: String] = [:]
+    private var spendsByUser: [String: [String: ConsumableSpend]] = [:]
 
     /// Creates an empty store, or one holding `orders` as open orders.
     public init(orders: [Order] = []) {
@@ -78,6 +79,16 @@ public actor InMemoryOrderStore: OrderStore {
         if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID) {
             unlink(order, keeping: nil)
         }
+    }
+
+    public func recordSpend(_ spend: ConsumableSpend) -> ConsumableSpend {
+        if let stored = spendsByUser[spend.userID]?[spend.id] { return stored }
+        spendsByUser[spend.userID, default: [:]][spend.id] = spend
+        return spend
+    }
+
+    public func spends(forUser userID: String) -> [ConsumableSpend] {
+        ConsumableSpend.chronological((spendsByUser[userID] ?? [:]).values)
     }
 
     /// Every order, open and archived, oldest first (for tests and diagnostics).

@@ -67,4 +67,16 @@ public protocol OrderStore: Sendable {
 
     /// Deletes an order, open or archived. Deleting a missing order is not an error.
     func remove(orderID: String) async throws
+
+    /// Records a spend of consumable units, durably: when this returns, the
+    /// spend survives a crash. When the user already has a spend with the same
+    /// id, nothing is written and the stored one is returned, so a retry spends
+    /// nothing. The engine checks the balance; the store only keeps the record.
+    /// Spends are kept for good: balances are computed from them.
+    ///
+    /// The default (in an extension) throws ``PurchaseKitError/Code/spendsNotSupported``.
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend
+
+    /// Every spend of one user, in the order they were recorded. The default returns none.
+    func spends(forUser userID: String) async throws -> [ConsumableSpend]
 }

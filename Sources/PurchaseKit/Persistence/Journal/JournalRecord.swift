@@ -10,15 +10,18 @@ import Foundation
 /// | 3 archive | order id | the open order moves to the archive |
 /// | 4 remove | order id | the order is deleted |
 /// | 5 end | number of put records (u64) | last record of a snapshot |
+/// | 6 spend | spend id, user id, product id, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
 ///
-/// A journal holds a header, then puts (always open), archives and removes, in
-/// the order they happened. A snapshot holds a header, one put per order, and
-/// the end record, which tells a whole snapshot from one that lost its tail.
+/// A journal holds a header, then puts (always open), archives, removes and
+/// spends, in the order they happened. A snapshot holds a header, one put per
+/// order, one spend record per spend, and the end record, which tells a whole
+/// snapshot from one that lost its tail. Files written before spends existed
+/// hold no spend records and read as before.
 enum JournalRecord {
     static let formatVersion: UInt8 = 1
 
     enum Kind: UInt8 {
-        case header = 1, put = 2, archive = 3, remove = 4, end = 5
+        case header = 1, put = 2, archive = 3, remove = 4, end = 5, spend = 6
     }
 
     enum FileKind: UInt8 {
@@ -32,6 +35,7 @@ enum JournalRecord {
         case archive(id: String)
         case remove(id: String)
         case end(count: UInt64)
+        case spend(ConsumableSpend)
     }
 
     // MARK: Writing
@@ -77,6 +81,18 @@ enum JournalRecord {
         JournalFrame.finish(&writer, from: start)
     }
 
+    static func spend(_ spend: ConsumableSpend, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.spend.rawValue)
+        writer.string(spend.id)
+        writer.string(spend.userID)
+        writer.string(spend.productID)
+        writer.signed(spend.amount)
+        writer.date(spend.date)
+        writer.signed(spend.balanceAfter)
+        JournalFrame.finish(&writer, from: start)
+    }
+
     static func end(count: UInt64, into writer: inout ByteWriter) {
         let start = JournalFrame.start(&writer)
         writer.byte(Kind.end.rawValue)
@@ -111,6 +127,16 @@ enum JournalRecord {
             parsed = .remove(id: try reader.string("id"))
         case .end:
             parsed = .end(count: try reader.uint64("count"))
+        case .spend:
+            let id = try reader.string("spend id")
+            let userID = try reader.string("user id")
+            let productID = try reader.string("product id")
+            let amount = try reader.signed("amount")
+            let date = try reader.date("date")
+            let balanceAfter = try reader.signed("balance after")
+            guard amount > 0, balanceAfter >= 0 else { throw BinaryDamage("the spend's amount or balance is negative") }
+            parsed = .spend(ConsumableSpend(id: id, userID: userID, productID: productID, amount: amount,
+                                            date: date, balanceAfter: balanceAfter))
         }
         guard reader.isAtEnd else { throw BinaryDamage("bytes follow the end of the record") }
         return parsed

@@ -49,6 +49,8 @@ struct JournalReplay {
                     index.remove(id: id)
                 case .end(let count):
                     end = count
+                case .spend(let spend):
+                    index.recordSpend(spend)
                 }
             } catch {
                 let frame = (payload.lowerBound - JournalFrame.headerSize)..<payload.upperBound
