@@ -15,7 +15,7 @@ extension FileOrderStore {
     /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the file cannot be
     ///   written; ``PurchaseKitError/Code/persistenceCorrupt`` when the user's spends file
     ///   cannot be read (nothing is written over it).
-    public func recordSpend(_ spend: ConsumableSpend) throws -> ConsumableSpend {
+    public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         var file = try readSpendsFile(of: spend.userID)
         if let stored = file.first(where: { $0.userID == spend.userID && $0.id == spend.id }) { return stored }
         file.append(spend)
@@ -42,7 +42,7 @@ extension FileOrderStore {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceCorrupt`` when the user's spends file
     ///   cannot be read: a balance without its spends would be too high.
-    public func spends(forUser userID: String) throws -> [ConsumableSpend] {
+    public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         ConsumableSpend.chronological(try readSpendsFile(of: userID).filter { $0.userID == userID })
     }
 

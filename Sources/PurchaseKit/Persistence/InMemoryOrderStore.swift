@@ -81,13 +81,15 @@ public actor InMemoryOrderStore: OrderStore {
         }
     }
 
-    public func recordSpend(_ spend: ConsumableSpend) -> ConsumableSpend {
+    // `async throws` like the requirement, so that a call on this type never
+    // picks the protocol extension's default instead.
+    public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         if let stored = spendsByUser[spend.userID]?[spend.id] { return stored }
         spendsByUser[spend.userID, default: [:]][spend.id] = spend
         return spend
     }
 
-    public func spends(forUser userID: String) -> [ConsumableSpend] {
+    public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         ConsumableSpend.chronological((spendsByUser[userID] ?? [:]).values)
     }
 

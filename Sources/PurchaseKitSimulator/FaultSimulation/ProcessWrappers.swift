@@ -43,6 +43,10 @@ struct ProcessOrderStore: OrderStore {
     func order(id: String) async throws -> Order? { try await read { try await base.order(id: id) } }
     func order(transactionID: String) async throws -> Order? { try await read { try await base.order(transactionID: transactionID) } }
     func order(token: String) async throws -> Order? { try await read { try await base.order(token: token) } }
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
+        try await kill.perform("spend") { try await onDisk { try await base.recordSpend(spend) } }
+    }
+    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try await read { try await base.spends(forUser: userID) } }
 
     /// A call that is not counted (a read may still write: a first load
     /// compacts and quarantines).
