@@ -1,0 +1,219 @@
+import Foundation
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Customer info through the simulated store: answered from the order store
+/// alone (offline, at launch), non-renewing subscriptions that run out,
+/// subscription details, and the main-actor completion variant.
+final class CustomerInfoTests: XCTestCase {
+    private let month = try! SubscriptionPeriod(iso8601: "P1M")
+
+    private func configuration(_ world: World, store: (any OrderStore)? = nil, queue: (any PaymentQueue)? = nil) -> PurchaseEngine.Configuration {
+        var configuration = world.configuration(store: store, queue: queue, storeTimeout: 30)
+        configuration.nonRenewingDurations = [Catalog.season: month]
+        return configuration
+    }
+
+    private func buy(_ engine: PurchaseEngine, _ productID: String, quantity: Int = 1, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let result = try await engine.purchase(productID: productID, user: "alice", quantity: quantity)
+        guard case .success = result else { return XCTFail("\(productID): \(result)", file: file, line: line) }
+        await engine.waitUntilIdle()
+    }
+
+    func testCustomerInfoAnswersOfflineAtLaunchFromTheOrderStoreAlone() async throws {
+        let world = World()
+        let online = try await world.engine(configuration(world))
+        for product in [Catalog.pro, Catalog.monthly, Catalog.season] { try await buy(online, product) }
+        try await buy(online, Catalog.coins, quantity: 3)
+        try await online.spend(1, of: Catalog.coins, user: "alice", spendID: "hint")
+        let bought = await world.orders.orders(forUser: "alice")
+        let monthly = try XCTUnwrap(bought.first { $0.productID == Catalog.monthly }?.transaction)
+        let season = try XCTUnwrap(bought.first { $0.productID == Catalog.season }?.transaction)
+
+        // A cold launch with the store out of reach: every call fails, and is counted.
+        let offline = OfflineQueue(base: world.store)
+        let engine = try await world.engine(configuration(world, queue: offline))
+        offline.calls.withLock { $0 = 0 }
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(offline.calls.withLock { $0 }, 0, "customer info asks the store nothing")
+        XCTAssertEqual(info.entitlements.map(\.productID), [Catalog.monthly, Catalog.pro, Catalog.season])
+        XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2])
+        let subscription = try XCTUnwrap(info.subscriptions[Catalog.group])
+        XCTAssertEqual(subscription.status, .subscribed)
+        XCTAssertEqual(subscription.productID, Catalog.monthly)
+        XCTAssertEqual(subscription.expirationDate, monthly.expirationDate)
+        XCTAssertNotNil(subscription.expirationDate)
+        XCTAssertNil(subscription.willAutoRenew, "only the store knows, and it has not answered since launch")
+        XCTAssertNil(subscription.renewalStateAsOf)
+        XCTAssertEqual(info.activeSubscriptions.keys.sorted(), [Catalog.group])
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate, try month.date(after: season.purchaseDate))
+        XCTAssertTrue(info.isEntitled(to: Catalog.season))
+
+        // The queries answer offline too, and agree.
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements, info.entitlements)
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, info.consumableBalances)
+        XCTAssertEqual(offline.productCalls.withLock { $0 }, 0, "every order recorded its product type")
+    }
+
+    func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
+        let world = World()
+        let engine = try await world.engine(configuration(world))
+        let start = world.clock.now
+        try await buy(engine, Catalog.season)
+        world.clock.advance(by: 10 * 86_400)
+        try await buy(engine, Catalog.season)
+        let end = try month.date(after: start, count: 2)
+        var info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate, end, "the second month starts when the first ends")
+        XCTAssertEqual(info.entitlements.first { $0.productID == Catalog.season }?.expirationDate, end)
+
+        world.clock.advance(to: try month.date(after: start).addingTimeInterval(86_400))
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertTrue(info.isEntitled(to: Catalog.season), "still within the second month")
+
+        world.clock.advance(to: end)
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.isActive, false)
+        XCTAssertFalse(info.isEntitled(to: Catalog.season))
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertFalse(entitlements.contains { $0.productID == Catalog.season }, "entitlements agree: it ran out")
+    }
+
+    func testANonRenewingSubscriptionWithoutAKnownLengthNeverExpiresAndIsLogged() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration())
+        try await buy(engine, Catalog.season)
+        world.clock.advance(by: 400 * 86_400)
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertNil(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate)
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.isActive, true)
+        XCTAssertTrue(world.log.records.contains { $0.level == .warning && $0.message.contains("no known length") })
+    }
+
+    func testSubscriptionDetailsGiveTheExpirationAndWhetherItRenews() async throws {
+        let world = World()
+        let engine = try await world.engine(configuration(world))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let transaction = try XCTUnwrap(stored.first?.transaction)
+        var details = try await engine.subscriptionDetails(user: "alice")
+        var group = try XCTUnwrap(details[Catalog.group])
+        XCTAssertEqual(group.status, .subscribed)
+        XCTAssertEqual(group.expirationDate, transaction.expirationDate)
+        XCTAssertEqual(group.willAutoRenew, true)
+        XCTAssertEqual(group.renewalStateAsOf, world.clock.now)
+        XCTAssertEqual(group.originalTransactionID, transaction.originalID)
+
+        try await world.store.cancelSubscription(productID: Catalog.monthly)
+        world.clock.advance(by: 60)
+        details = try await engine.subscriptionDetails(user: "alice")
+        group = try XCTUnwrap(details[Catalog.group])
+        XCTAssertEqual(group.willAutoRenew, false, "cancelled: it ends at the expiration date")
+        XCTAssertEqual(group.status, .subscribed)
+        // Remembered: customer info, which never asks the store, now knows it too.
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.subscriptions[Catalog.group]?.willAutoRenew, false)
+        let status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status, [Catalog.group: .subscribed])
+    }
+
+    func testAGracePeriodShowsWithItsEndAndKeepsAccess() async throws {
+        let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+        let engine = try await world.engine(configuration(world))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+        await world.store.simulateBillingIssue(productID: Catalog.monthly)
+        world.clock.advance(to: expiration.addingTimeInterval(60))
+        await world.store.processRenewals()
+        await engine.waitUntilIdle()
+        let info = try await engine.refreshCustomerInfo(user: "alice")
+        let group = try XCTUnwrap(info.subscriptions[Catalog.group])
+        XCTAssertEqual(group.status, .inGracePeriod)
+        XCTAssertEqual(group.willAutoRenew, true)
+        let graceEnd = try XCTUnwrap(group.gracePeriodExpirationDate)
+        XCTAssertGreaterThan(graceEnd, world.clock.now)
+        XCTAssertTrue(info.isEntitled(to: Catalog.monthly), "a grace period keeps access")
+        XCTAssertEqual(info.activeSubscriptions.keys.sorted(), [Catalog.group])
+
+        world.clock.advance(to: graceEnd.addingTimeInterval(1))
+        let later = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(later.subscriptions[Catalog.group]?.status, .inBillingRetry, "the remembered grace period has ended")
+        XCTAssertFalse(later.isEntitled(to: Catalog.monthly))
+    }
+
+    @MainActor
+    func testTheCompletionVariantCallsBackOnTheMainActor() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration())
+        _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
+        await engine.waitUntilIdle()
+        let answered = expectation(description: "customer info")
+        engine.customerInfo(user: "alice") { result in
+            MainActor.assertIsolated()
+            XCTAssertTrue(Thread.isMainThread)
+            XCTAssertEqual((try? result.get())?.entitlements.map(\.productID), [Catalog.pro])
+            answered.fulfill()
+        }
+        await fulfillment(of: [answered], timeout: 30)
+
+        let broken = try await world.engine(world.configuration(store: UnreadableStore()))
+        let failed = expectation(description: "customer info failure")
+        broken.customerInfo(user: "alice") { result in
+            XCTAssertTrue(Thread.isMainThread)
+            if case .failure(let error) = result {
+                XCTAssertEqual(error.code, .persistenceReadFailed)
+            } else {
+                XCTFail("an unreadable store answered \(result)")
+            }
+            failed.fulfill()
+        }
+        await fulfillment(of: [failed], timeout: 30)
+    }
+}
+
+/// The store out of reach: every call fails at once, and is counted.
+final class OfflineQueue: PaymentQueue {
+    let base: SimulatedPaymentQueue
+    let calls = Locked(0)
+    let productCalls = Locked(0)
+
+    init(base: SimulatedPaymentQueue) { self.base = base }
+
+    private func unavailable() -> PurchaseKitError {
+        calls.withLock { $0 += 1 }
+        return PurchaseKitError(.storeUnavailable, "offline", advice: "")
+    }
+
+    func products(for identifiers: Set<String>) async throws -> ProductsResponse {
+        productCalls.withLock { $0 += 1 }
+        throw unavailable()
+    }
+    func canMakePayments() async -> Bool { false }
+    func add(_ payment: Payment) async throws { throw unavailable() }
+    func finish(transactionID: String) async throws { throw unavailable() }
+    func restoreCompletedTransactions() async throws -> [StoreTransaction] { throw unavailable() }
+    func attach(_ observer: any PaymentQueueObserver) async {}
+    func revokedTransactions() async throws -> [StoreTransaction] { throw unavailable() }
+    func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        _ = unavailable()
+        return nil
+    }
+}
+
+/// An order store that cannot be read.
+struct UnreadableStore: OrderStore {
+    private func fail() -> PurchaseKitError { PurchaseKitError(.persistenceReadFailed, "unreadable", advice: "") }
+    func save(_ order: Order) async throws { throw fail() }
+    func loadOpenOrders() async throws -> OrderLoadReport { OrderLoadReport(orders: []) }
+    func openOrders(forUser userID: String) async throws -> [Order] { throw fail() }
+    func orders(forUser userID: String) async throws -> [Order] { throw fail() }
+    func order(id: String) async throws -> Order? { throw fail() }
+    func order(transactionID: String) async throws -> Order? { throw fail() }
+    func order(token: String) async throws -> Order? { throw fail() }
+    func archive(orderID: String) async throws { throw fail() }
+    func remove(orderID: String) async throws { throw fail() }
+}
