@@ -7,9 +7,8 @@ struct PaymentTask {
     let key: TaskQueue.Key
     var result: Result<PurchaseResult, PurchaseKitError>?
     var continuation: CheckedContinuation<PurchaseResult, any Error>?
-    var timeout: Task<Void, Never>?
-    /// When `timeout` fires.
-    var timeoutDeadline: Date?
+    /// The store timeout's timer in the engine's ``DeadlineSchedule``.
+    var timeoutID: UInt64?
 
     init(key: TaskQueue.Key) { self.key = key }
 

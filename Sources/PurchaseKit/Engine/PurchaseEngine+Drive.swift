@@ -184,23 +184,19 @@ extension PurchaseEngine {
     /// Runs `body`, giving up after `seconds` on the engine's clock.
     func withTimeout<T: Sendable>(_ seconds: TimeInterval?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let seconds else { return try await body() }
-        let clock = self.clock
-        let deadline = clock.now.addingTimeInterval(seconds)
-        let starter = configuration.taskStarter
         // The body runs as a task of its own and is left behind at the
         // deadline: a task group would wait for a call that ignores
         // cancellation (a store that never answers), so it could not time out.
         let outcome = OneShot<T>()
-        let work = starter.start {
-            do { outcome.resolve(.success(try await body())) } catch { outcome.resolve(.failure(error)) }
-        }
-        let timer = starter.start {
-            do { try await clock.sleep(until: deadline) } catch { return }
+        let timer = setDeadline(clock.now.addingTimeInterval(seconds)) { _ in
             outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
                                                       advice: "It is retried.")))
         }
+        let work = configuration.taskStarter.start {
+            do { outcome.resolve(.success(try await body())) } catch { outcome.resolve(.failure(error)) }
+        }
         defer {
-            timer.cancel()
+            cancelDeadline(timer)
             work.cancel()
         }
         return try await outcome.value()
@@ -222,15 +218,11 @@ extension PurchaseEngine {
     /// One timer per order: a delivery retry, or a payment's expiry. A new one
     /// replaces the old.
     private func scheduleTimer(orderID: String, at date: Date, event: OrderEvent) {
-        timers[orderID]?.task.cancel()
+        cancelDeadline(timers[orderID]?.deadlineID)
         nextWorkID += 1
         let token = nextWorkID
-        let clock = self.clock
-        let task = configuration.taskStarter.start { [weak self] in
-            do { try await clock.sleep(until: date) } catch { return }
-            await self?.timerFired(orderID: orderID, token: token)
-        }
-        timers[orderID] = RetryTimer(deadline: date, token: token, event: event, task: task)
+        let id = setDeadline(date) { engine in engine.timerFired(orderID: orderID, token: token) }
+        timers[orderID] = RetryTimer(deadline: date, token: token, event: event, deadlineID: id)
     }
 
     /// Hands the due event over to tracked work in the same actor turn that
@@ -242,6 +234,6 @@ extension PurchaseEngine {
     }
 
     func cancelRetry(orderID: String) {
-        timers.removeValue(forKey: orderID)?.task.cancel()
+        cancelDeadline(timers.removeValue(forKey: orderID)?.deadlineID)
     }
 }

@@ -187,12 +187,8 @@ extension PurchaseEngine {
 
     private func startStoreTimeout(orderID: String) {
         guard let timeout = configuration.storeTimeout else { return }
-        let clock = self.clock
-        let deadline = clock.now.addingTimeInterval(timeout)
-        waiters[orderID]?.timeoutDeadline = deadline
-        waiters[orderID]?.timeout = configuration.taskStarter.start { [weak self] in
-            do { try await clock.sleep(until: deadline) } catch { return }
-            await self?.storeTimedOut(orderID: orderID)
+        waiters[orderID]?.timeoutID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
+            engine.spawn { engine in await engine.storeTimedOut(orderID: orderID) }
         }
     }
 
@@ -236,8 +232,8 @@ extension PurchaseEngine {
     /// Hands `result` to the purchase call waiting on the order, if any.
     func resolveWaiter(orderID: String, with result: Result<PurchaseResult, PurchaseKitError>) {
         guard var task = waiters[orderID], task.result == nil else { return }
-        task.timeout?.cancel()
-        task.timeout = nil
+        cancelDeadline(task.timeoutID)
+        task.timeoutID = nil
         if let continuation = task.continuation {
             waiters[orderID] = nil
             continuation.resume(with: result.mapError { $0 as any Error })

@@ -36,6 +36,9 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var work: [UInt64: Task<Void, Never>] = [:]
     var nextWorkID: UInt64 = 0
     var timers: [String: RetryTimer] = [:]
+    var deadlines = DeadlineSchedule<DeadlineJob>()
+    var sleeper: DeadlineSleeper?
+    var sleeperSerial: UInt64 = 0
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
     /// Customer info subscribers and the renewal states last heard from the store.
@@ -57,7 +60,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
         let deadline: Date
         let token: UInt64
         let event: OrderEvent
-        let task: Task<Void, Never>
+        /// The timer in ``deadlines``.
+        let deadlineID: UInt64
     }
 
     /// Creates an engine. Call ``start()`` at launch before anything else.
@@ -139,19 +143,16 @@ public actor PurchaseEngine: PaymentQueueObserver {
             await engine.queue.attach(engine)
             attached.resolve(.success(()))
         }
-        var deadline: Task<Void, Never>?
+        var deadline: UInt64?
         if let seconds {
-            let clock = self.clock
-            let at = clock.now.addingTimeInterval(seconds)
-            deadline = configuration.taskStarter.start { [weak self] in
-                do { try await clock.sleep(until: at) } catch { return }
+            deadline = setDeadline(clock.now.addingTimeInterval(seconds)) { engine in
                 if attached.resolve(.success(())) {
-                    await self?.log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting")
+                    engine.log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting")
                 }
             }
         }
         try? await attached.value()
-        deadline?.cancel()
+        cancelDeadline(deadline)
     }
 
     /// Runs the work for `orderIDs`, in order, at most
@@ -256,13 +257,10 @@ public actor PurchaseEngine: PaymentQueueObserver {
     public func waitUntilIdle() async {
         while true {
             let now = clock.now
-            // In a fixed order (not the dictionaries'), so that a simulation
-            // waiting here wakes at the same points on every replay.
-            let dueTimeouts = waiters.sorted { $0.key < $1.key }.compactMap { _, task in
-                task.timeoutDeadline.flatMap { $0 <= now ? task.timeout : nil }
-            }
-            let dueTimers = timers.sorted { $0.key < $1.key }.map(\.value).filter { $0.deadline <= now }.map(\.task)
-            let pending = work.sorted { $0.key < $1.key }.map(\.value) + dueTimers + dueTimeouts
+            // In a fixed order (not the dictionary's), so that a simulation
+            // waiting here wakes at the same points on every replay. Timers
+            // due now count as work: the sleeper runs them, then ends.
+            let pending = work.sorted { $0.key < $1.key }.map(\.value) + [sleeperWithDueTimers(at: now)].compactMap { $0 }
             if pending.isEmpty { return }
             for task in pending { await task.value }
         }

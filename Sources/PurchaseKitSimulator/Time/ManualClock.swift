@@ -18,7 +18,7 @@ public final class ManualClock: PurchaseClock {
         var now: Date
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var countWaiters: [(count: Int, deadline: Date?, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Locked<State>
@@ -100,20 +100,39 @@ public final class ManualClock: PurchaseClock {
     /// Returns once at least `count` tasks are sleeping on this clock: the way
     /// to know that a task reached its sleep before advancing, without polling.
     public func waitForSleepers(count: Int) async {
+        await waitForSleepers(count: count, until: nil)
+    }
+
+    /// Returns once at least `count` tasks sleep until exactly `deadline`:
+    /// the way to know that the sleeps a test is about (a server's latency,
+    /// say) have begun, whatever other timers sleep on the clock meanwhile.
+    public func waitForSleepers(count: Int, until deadline: Date?) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { s -> Bool in
-                if s.sleepers.count >= count { return true }
-                s.countWaiters.append((count, continuation))
+                if Self.sleeperCount(s, until: deadline) >= count { return true }
+                s.countWaiters.append((count, deadline, continuation))
                 return false
             }
             if ready { continuation.resume() }
         }
     }
 
+    private static func sleeperCount(_ s: State, until deadline: Date?) -> Int {
+        guard let deadline else { return s.sleepers.count }
+        return s.sleepers.reduce(0) { $0 + ($1.deadline == deadline ? 1 : 0) }
+    }
+
     private static func takeSatisfiedWaiters(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
-        let count = s.sleepers.count
-        let ready = s.countWaiters.filter { $0.count <= count }.map(\.continuation)
-        s.countWaiters.removeAll { $0.count <= count }
+        var ready: [CheckedContinuation<Void, Never>] = []
+        var waiting: [(count: Int, deadline: Date?, continuation: CheckedContinuation<Void, Never>)] = []
+        for waiter in s.countWaiters {
+            if sleeperCount(s, until: waiter.deadline) >= waiter.count {
+                ready.append(waiter.continuation)
+            } else {
+                waiting.append(waiter)
+            }
+        }
+        s.countWaiters = waiting
         return ready
     }
 }

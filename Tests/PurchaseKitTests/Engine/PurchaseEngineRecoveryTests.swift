@@ -162,7 +162,8 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         let engine = try await world.engine(world.configuration(verificationTimeout: 5))
         await world.server.setLatency(60)
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await world.clock.waitForSleepers(count: 2) // the server's latency and the engine's timeout
+        // The server's 60 s of latency has begun (the engine's 5 s timeout was set before it).
+        await world.clock.waitForSleepers(count: 1, until: world.clock.now.addingTimeInterval(60))
         world.clock.advance(by: 5)
         let result = try await call.value
         guard case .pending(let order, .deliveryRetrying) = result else { return XCTFail("\(result)") }
