@@ -14,7 +14,8 @@ struct CustomerWatch {
     var publishScheduled = false
     /// By original transaction id.
     var renewals: [String: KnownRenewalState] = [:]
-    var wakeUp: (deadline: Date, task: Task<Void, Never>)?
+    /// The engine timer set for the next expiry of a watched user's info.
+    var wakeUp: (deadline: Date, timer: UInt64)?
 
     static let lockKey = "\u{0}customer-info"
 }
@@ -160,27 +161,21 @@ extension PurchaseEngine {
         let now = clock.now
         let next = customerWatch.watchers.values.compactMap { $0.last.flatMap { CustomerInfoBuilder.nextChange(of: $0, after: now) } }.min()
         if customerWatch.wakeUp?.deadline == next { return }
-        customerWatch.wakeUp?.task.cancel()
+        cancelDeadline(customerWatch.wakeUp?.timer)
         customerWatch.wakeUp = nil
         guard let next else { return }
-        let clock = self.clock
-        let task = configuration.taskStarter.start { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            await self?.customerWakeUpReached(next)
+        let timer = setDeadline(next) { engine in
+            guard engine.customerWatch.wakeUp?.deadline == next else { return }
+            engine.customerWatch.wakeUp = nil
+            engine.customerFactsChanged()
         }
-        customerWatch.wakeUp = (next, task)
-    }
-
-    private func customerWakeUpReached(_ deadline: Date) {
-        guard customerWatch.wakeUp?.deadline == deadline else { return }
-        customerWatch.wakeUp = nil
-        customerFactsChanged()
+        customerWatch.wakeUp = (next, timer)
     }
 
     private func stopWatching(_ id: UInt64) {
         customerWatch.watchers[id] = nil
         if customerWatch.watchers.isEmpty {
-            customerWatch.wakeUp?.task.cancel()
+            cancelDeadline(customerWatch.wakeUp?.timer)
             customerWatch.wakeUp = nil
         }
     }

@@ -47,6 +47,7 @@ final class CustomerInfoUpdatesTests: XCTestCase {
 
         // Nothing happens but time: the engine's clock passing the end is a change.
         world.clock.advance(to: end)
+        await engine.waitUntilIdle()
         let expired = try await next(&updates) { !$0.isEntitled(to: Catalog.season) }
         XCTAssertEqual(expired.nonRenewingSubscriptions[Catalog.season]?.isActive, false)
     }
