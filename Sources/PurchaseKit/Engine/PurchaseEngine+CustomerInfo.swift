@@ -49,9 +49,7 @@ extension PurchaseEngine {
         let builder = CustomerInfoBuilder(userID: userID, orders: orders, facts: facts, spends: [], renewals: [:],
                                           nonRenewingDuration: { _ in nil }, now: clock.now)
         for status in builder.subscriptionStatuses().values.sorted(by: { $0.groupID < $1.groupID }) {
-            if let state = await renewalState(of: status.originalTransactionID) {
-                customerWatch.renewals[status.originalTransactionID] = KnownRenewalState(state: state, asOf: clock.now)
-            }
+            _ = await learnRenewalState(of: status.originalTransactionID)
         }
         customerFactsChanged()
         return try await buildCustomerInfo(userID: userID, orders: orders, facts: facts)
@@ -106,6 +104,16 @@ extension PurchaseEngine {
             }
             await MainActor.run { completion(result) }
         }
+    }
+
+    /// How the store sees a subscription's renewal, remembered for customer
+    /// info; when the store does not answer in time, what it said last.
+    func learnRenewalState(of originalTransactionID: String) async -> SubscriptionRenewalState? {
+        guard let state = await renewalState(of: originalTransactionID) else {
+            return customerWatch.renewals[originalTransactionID]?.state
+        }
+        customerWatch.renewals[originalTransactionID] = KnownRenewalState(state: state, asOf: clock.now)
+        return state
     }
 
     // MARK: Publishing

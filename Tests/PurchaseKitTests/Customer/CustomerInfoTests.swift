@@ -145,6 +145,29 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertFalse(later.isEntitled(to: Catalog.monthly))
     }
 
+    func testARememberedGracePeriodKeepsAccessWhenTheStoreGoesOffline() async throws {
+        let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+        let queue = OfflineQueue(base: world.store, offline: false)
+        let engine = try await world.engine(configuration(world, queue: queue))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+        await world.store.simulateBillingIssue(productID: Catalog.monthly)
+        world.clock.advance(to: expiration.addingTimeInterval(60))
+        await world.store.processRenewals()
+        await engine.waitUntilIdle()
+        var entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "the store says: grace period")
+
+        queue.isOffline.withLock { $0 = true }
+        entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "offline, the grace period the store gave last still counts")
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.subscriptions[Catalog.group]?.status, .inGracePeriod)
+        let status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status, [Catalog.group: .inGracePeriod])
+    }
+
     @MainActor
     func testTheCompletionVariantCallsBackOnTheMainActor() async throws {
         let world = World()
@@ -175,13 +198,20 @@ final class CustomerInfoTests: XCTestCase {
     }
 }
 
-/// The store out of reach: every call fails at once, and is counted.
+/// The store out of reach while `isOffline` (from the start): every call
+/// fails at once, and is counted. Online, it passes calls to the simulated store.
 final class OfflineQueue: PaymentQueue {
     let base: SimulatedPaymentQueue
+    let isOffline = Locked(true)
     let calls = Locked(0)
     let productCalls = Locked(0)
 
-    init(base: SimulatedPaymentQueue) { self.base = base }
+    init(base: SimulatedPaymentQueue, offline: Bool = true) {
+        self.base = base
+        isOffline.withLock { $0 = offline }
+    }
+
+    private var online: Bool { !isOffline.withLock { $0 } }
 
     private func unavailable() -> PurchaseKitError {
         calls.withLock { $0 += 1 }
@@ -189,16 +219,32 @@ final class OfflineQueue: PaymentQueue {
     }
 
     func products(for identifiers: Set<String>) async throws -> ProductsResponse {
+        if online { return try await base.products(for: identifiers) }
         productCalls.withLock { $0 += 1 }
         throw unavailable()
     }
-    func canMakePayments() async -> Bool { false }
-    func add(_ payment: Payment) async throws { throw unavailable() }
-    func finish(transactionID: String) async throws { throw unavailable() }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { throw unavailable() }
-    func attach(_ observer: any PaymentQueueObserver) async {}
-    func revokedTransactions() async throws -> [StoreTransaction] { throw unavailable() }
+    func canMakePayments() async -> Bool { online ? await base.canMakePayments() : false }
+    func add(_ payment: Payment) async throws {
+        guard online else { throw unavailable() }
+        try await base.add(payment)
+    }
+    func finish(transactionID: String) async throws {
+        guard online else { throw unavailable() }
+        try await base.finish(transactionID: transactionID)
+    }
+    func restoreCompletedTransactions() async throws -> [StoreTransaction] {
+        guard online else { throw unavailable() }
+        return try await base.restoreCompletedTransactions()
+    }
+    func attach(_ observer: any PaymentQueueObserver) async {
+        if online { await base.attach(observer) }
+    }
+    func revokedTransactions() async throws -> [StoreTransaction] {
+        guard online else { throw unavailable() }
+        return try await base.revokedTransactions()
+    }
     func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        if online { return await base.renewalState(forOriginalTransactionID: originalTransactionID) }
         _ = unavailable()
         return nil
     }
