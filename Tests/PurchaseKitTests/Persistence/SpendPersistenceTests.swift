@@ -156,4 +156,32 @@ final class SpendPersistenceTests: XCTestCase {
         let kept = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
         XCTAssertEqual(String(decoding: kept, as: UTF8.self), "{ not json", "nothing was written over the damaged file")
     }
+
+    func testEveryStoreKeepsTheSpendsOfHostileAndLongUserIDsApartAcrossAReopen() async throws {
+        let users = ["", "a/b", "../..", "ünïcode", String(repeating: "x", count: 400), String(repeating: "x", count: 401), "nul\u{0}id"]
+        let file = try makeTemporaryDirectory(self)
+        let journal = try makeTemporaryDirectory(self)
+        let snapshotting = try makeTemporaryDirectory(self)
+        let reopen: [(String, () throws -> any OrderStore)] = [
+            ("FileOrderStore", { try makeStore(file) }),
+            ("JournalOrderStore", { try makeJournalStore(journal) }),
+            ("JournalOrderStore, snapshotting", { try makeJournalStore(snapshotting, snapshotThreshold: 1) }),
+        ]
+        for (name, open) in reopen {
+            let store = try open()
+            for (index, user) in users.enumerated() {
+                _ = try await store.recordSpend(spend("first", user: user, amount: index + 1))
+                _ = try await store.recordSpend(spend("second", user: user, amount: 1, at: 1))
+            }
+            await (store as? JournalOrderStore)?.close()
+            let reopened = try open()
+            for (index, user) in users.enumerated() {
+                let kept = try await reopened.spends(forUser: user)
+                XCTAssertEqual(kept.map(\.id), ["first", "second"], "\(name), user #\(index)")
+                XCTAssertEqual(kept.first?.amount, index + 1, "\(name), user #\(index): another user's spend")
+                XCTAssertTrue(kept.allSatisfy { $0.userID == user }, "\(name), user #\(index)")
+            }
+            await (reopened as? JournalOrderStore)?.close()
+        }
+    }
 }
