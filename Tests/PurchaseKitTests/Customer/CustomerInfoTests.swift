@@ -93,6 +93,25 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertTrue(world.log.records.contains { $0.level == .warning && $0.message.contains("no known length") })
     }
 
+    func testANonRenewingLengthComesFromTheCatalogWhenTheConfigurationHasNone() async throws {
+        let world = World()
+        let week = try SubscriptionPeriod(iso8601: "P1W")
+        // The product as a `.storekit` non-renewing entry with a `recurringSubscriptionPeriod` loads.
+        let pass = Product(id: "com.example.week-pass", type: .nonRenewable, displayName: "Week pass", price: 1,
+                           subscription: SubscriptionInfo(groupID: "com.example.week-pass", period: week))
+        let signer = ReceiptSigner()
+        let store = SimulatedPaymentQueue(products: Catalog.products + [pass], clock: world.clock, signer: signer)
+        let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
+        let engine = try await world.engine(world.configuration(queue: store, verifier: server))
+        let start = world.clock.now
+        try await buy(engine, pass.id)
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[pass.id]?.expirationDate, try week.date(after: start))
+        world.clock.advance(by: 8 * 86_400)
+        let later = try await engine.customerInfo(user: "alice")
+        XCTAssertFalse(later.isEntitled(to: pass.id))
+    }
+
     func testSubscriptionDetailsGiveTheExpirationAndWhetherItRenews() async throws {
         let world = World()
         let engine = try await world.engine(configuration(world))
