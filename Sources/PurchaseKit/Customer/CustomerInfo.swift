@@ -20,8 +20,9 @@ public struct CustomerInfo: Sendable, Hashable {
     public var subscriptions: [String: SubscriptionGroupStatus]
     /// Every non-renewing subscription product the user bought, with its expiry, by product id.
     public var nonRenewingSubscriptions: [String: NonRenewingSubscription]
-    /// Units of each consumable left: delivered units (revoked ones not
-    /// counted) minus the units spent, never below zero, by product id.
+    /// Units of each consumable left, by product id: delivered units (revoked
+    /// ones not counted) minus the units spent, zero when that is below zero
+    /// (units refunded after they were spent are made up by later purchases).
     public var consumableBalances: [String: Int]
 
     /// The subscriptions that grant access now (current, or in a grace period), by group id.
