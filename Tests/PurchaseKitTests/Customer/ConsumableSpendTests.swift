@@ -128,6 +128,11 @@ final class ConsumableSpendTests: XCTestCase {
         let balance = try await engine.consumableBalance(user: "alice")
         XCTAssertEqual(balance[Catalog.coins], 0)
         await assertThrows(.insufficientBalance) { try await engine.spend(1, of: Catalog.coins, user: "alice", spendID: "after-refund") }
+        // The 4 units spent were refunded: a later purchase makes up for them first.
+        _ = try await engine.purchase(productID: Catalog.coins, user: "alice", quantity: 5)
+        await engine.waitUntilIdle()
+        let after = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(after[Catalog.coins], 1)
     }
 
     func testAStoreWriteFailureSpendsNothingAndTheRetrySucceeds() async throws {
