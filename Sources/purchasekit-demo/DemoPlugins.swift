@@ -147,4 +147,6 @@ struct CrashingOrderStore: OrderStore {
     func remove(orderID: String) async throws { try await base.remove(orderID: orderID) }
     func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend { try await base.recordSpend(spend) }
     func spends(forUser userID: String) async throws -> [ConsumableSpend] { try await base.spends(forUser: userID) }
+    func saveRenewalState(_ record: RenewalStateRecord) async throws { try await base.saveRenewalState(record) }
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try await base.renewalStates(forUser: userID) }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// ``PurchaseEngine/customerInfo(user:)`` answers it from the order store
 /// alone, so it is there at launch without a network; facts only the store
 /// knows (will a subscription renew, is it in a grace period) are those the
-/// store gave this engine last, and are missing until it has answered once
-/// (see ``SubscriptionGroupStatus/renewalStateAsOf``).
+/// store gave last — in this process, or kept by the order store from an
+/// earlier one — and are missing until the store has answered once (see
+/// ``SubscriptionGroupStatus/renewalStateAsOf``).
 public struct CustomerInfo: Sendable, Hashable {
     /// The user.
     public var userID: String
@@ -57,17 +58,18 @@ public struct SubscriptionGroupStatus: Sendable, Hashable {
     public var expirationDate: Date?
     /// Whether the store will renew it at `expirationDate`: false once the user
     /// cancelled or it ended; true while the store retries a failed renewal;
-    /// nil when the store has not told this engine (offline since launch).
+    /// nil when the store never told (see ``renewalStateAsOf``).
     public var willAutoRenew: Bool?
     /// When the grace period ends, while ``status`` is ``SubscriptionStatus/inGracePeriod``.
     public var gracePeriodExpirationDate: Date?
     /// The latest transaction in the group, and the one that began the subscription.
     public var transactionID: String
     public var originalTransactionID: String
-    /// When the store last told this engine how the subscription renews (the
-    /// source of ``willAutoRenew`` and of the grace period and billing retry
-    /// states); nil when it has not since launch, and the status then comes
-    /// from the stored transaction alone.
+    /// When the store last told how the subscription renews (the source of
+    /// ``willAutoRenew`` and of the grace period and billing retry states): in
+    /// this process, or, kept by the order store, when it last told something
+    /// new. Nil when it never did; the status then comes from the stored
+    /// transaction alone.
     public var renewalStateAsOf: Date?
 
     public init(groupID: String, productID: String, status: SubscriptionStatus, expirationDate: Date?, willAutoRenew: Bool?,

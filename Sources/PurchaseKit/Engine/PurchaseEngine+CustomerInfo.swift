@@ -14,6 +14,8 @@ struct CustomerWatch {
     var publishScheduled = false
     /// By original transaction id.
     var renewals: [String: KnownRenewalState] = [:]
+    /// The users whose renewal states kept by the order store were read into `renewals`.
+    var usersWithKeptRenewals: Set<String> = []
     /// The engine timer set for the next expiry of a watched user's info.
     var wakeUp: (deadline: Date, timer: UInt64)?
 
@@ -49,7 +51,7 @@ extension PurchaseEngine {
         let builder = CustomerInfoBuilder(userID: userID, orders: orders, facts: facts, spends: [], renewals: [:],
                                           nonRenewingDuration: { _ in nil }, now: clock.now)
         for status in builder.subscriptionStatuses().values.sorted(by: { $0.groupID < $1.groupID }) {
-            _ = await learnRenewalState(of: status.originalTransactionID)
+            _ = await learnRenewalState(of: status.originalTransactionID, user: userID)
         }
         customerFactsChanged()
         return try await buildCustomerInfo(userID: userID, orders: orders, facts: facts)
@@ -107,13 +109,42 @@ extension PurchaseEngine {
     }
 
     /// How the store sees a subscription's renewal, remembered for customer
-    /// info; when the store does not answer in time, what it said last.
-    func learnRenewalState(of originalTransactionID: String) async -> SubscriptionRenewalState? {
+    /// info (and kept by the order store when it changed); when the store does
+    /// not answer in time, what it said last, in this process or before.
+    func learnRenewalState(of originalTransactionID: String, user userID: String) async -> SubscriptionRenewalState? {
         guard let state = await renewalState(of: originalTransactionID) else {
-            return customerWatch.renewals[originalTransactionID]?.state
+            return await rememberedRenewals(of: userID)[originalTransactionID]?.state
         }
-        customerWatch.renewals[originalTransactionID] = KnownRenewalState(state: state, asOf: clock.now)
+        let changed = customerWatch.renewals[originalTransactionID]?.state != state
+        let now = clock.now
+        customerWatch.renewals[originalTransactionID] = KnownRenewalState(state: state, asOf: now)
+        if changed {
+            do {
+                try await store.saveRenewalState(RenewalStateRecord(userID: userID, originalTransactionID: originalTransactionID,
+                                                                    state: state, asOf: now))
+            } catch {
+                log(.warning, "A subscription's renewal state could not be kept; it is asked for again", ["error": "\(type(of: error))"])
+            }
+        }
         return state
+    }
+
+    /// The renewal states known for the user: those the order store kept
+    /// (read once per user and process), merged with those heard since; the
+    /// newer wins.
+    func rememberedRenewals(of userID: String) async -> [String: KnownRenewalState] {
+        if customerWatch.usersWithKeptRenewals.insert(userID).inserted {
+            do {
+                for record in try await store.renewalStates(forUser: userID) {
+                    if let known = customerWatch.renewals[record.originalTransactionID], known.asOf > record.asOf { continue }
+                    customerWatch.renewals[record.originalTransactionID] = KnownRenewalState(state: record.state, asOf: record.asOf)
+                }
+            } catch {
+                customerWatch.usersWithKeptRenewals.remove(userID)
+                log(.warning, "The kept renewal states could not be read", ["user": userID, "error": "\(type(of: error))"])
+            }
+        }
+        return customerWatch.renewals
     }
 
     // MARK: Publishing
@@ -123,7 +154,7 @@ extension PurchaseEngine {
         let durations = configuration.nonRenewingDurations
         let catalog = products
         let builder = CustomerInfoBuilder(
-            userID: userID, orders: orders, facts: facts, spends: spends, renewals: customerWatch.renewals,
+            userID: userID, orders: orders, facts: facts, spends: spends, renewals: await rememberedRenewals(of: userID),
             nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now)
         let info = builder.build()
         for subscription in info.nonRenewingSubscriptions.values where subscription.expirationDate == nil {

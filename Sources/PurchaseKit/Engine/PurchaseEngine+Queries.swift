@@ -39,7 +39,7 @@ extension PurchaseEngine {
                 guard nonRenewing[order.productID]?.isActive ?? false else { continue }
             case .autoRenewable:
                 if let expiration = transaction.expirationDate, expiration <= now {
-                    guard case .inGracePeriod(let until)? = await learnRenewalState(of: transaction.originalID),
+                    guard case .inGracePeriod(let until)? = await learnRenewalState(of: transaction.originalID, user: userID),
                           until > now else { continue }
                 }
             }
@@ -108,7 +108,7 @@ extension PurchaseEngine {
             if order.status == .revoked || transaction.isRevoked {
                 status[group] = .revoked
             } else if let expiration = transaction.expirationDate, expiration <= now {
-                switch await learnRenewalState(of: transaction.originalID) {
+                switch await learnRenewalState(of: transaction.originalID, user: userID) {
                 case .inGracePeriod(let until)? where until > now: status[group] = .inGracePeriod
                 case .inBillingRetry?, .inGracePeriod?: status[group] = .inBillingRetry
                 default: status[group] = .expired

@@ -6,6 +6,7 @@ public actor InMemoryOrderStore: OrderStore {
     private var byTransaction: [String: String] = [:]
     private var byToken: [String: String] = [:]
     private var spendsByUser: [String: [String: ConsumableSpend]] = [:]
+    private var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
 
     /// Creates an empty store, or one holding `orders` as open orders.
     public init(orders: [Order] = []) {
@@ -91,6 +92,15 @@ public actor InMemoryOrderStore: OrderStore {
 
     public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         ConsumableSpend.chronological((spendsByUser[userID] ?? [:]).values)
+    }
+
+    public func saveRenewalState(_ record: RenewalStateRecord) async throws {
+        guard record.replaces(renewalsByUser[record.userID]?[record.originalTransactionID]) else { return }
+        renewalsByUser[record.userID, default: [:]][record.originalTransactionID] = record
+    }
+
+    public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
+        RenewalStateRecord.sorted((renewalsByUser[userID] ?? [:]).values)
     }
 
     /// Every order, open and archived, oldest first (for tests and diagnostics).

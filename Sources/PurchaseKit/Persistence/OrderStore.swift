@@ -77,6 +77,15 @@ public protocol OrderStore: Sendable {
     /// The default (in an extension) throws ``PurchaseKitError/Code/spendsNotSupported``.
     func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend
 
-    /// Every spend of one user, in the order they were recorded. The default returns none.
+    /// Every spend of one user, oldest first. The default returns none.
     func spends(forUser userID: String) async throws -> [ConsumableSpend]
+
+    /// Keeps how the store last saw a subscription's renewal, replacing an
+    /// older record of the same user and original transaction. A cache of the
+    /// store's answers, for customer info at an offline launch: a store may
+    /// return before it is durable. The default keeps nothing.
+    func saveRenewalState(_ record: RenewalStateRecord) async throws
+
+    /// The renewal states kept for one user. The default returns none.
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord]
 }

@@ -19,3 +19,19 @@ extension JournalIndex {
         spends.keys.sorted().flatMap { ConsumableSpend.chronological(spends[$0]?.values ?? [:].values) }
     }
 }
+
+extension JournalIndex {
+    /// Keeps a renewal state. Returns false, and changes nothing, when a newer
+    /// one of the same subscription is kept.
+    @discardableResult
+    mutating func saveRenewalState(_ record: RenewalStateRecord) -> Bool {
+        guard record.replaces(renewals[record.userID]?[record.originalTransactionID]) else { return false }
+        renewals[record.userID, default: [:]][record.originalTransactionID] = record
+        return true
+    }
+
+    /// Every renewal state, in a stable order, for snapshots.
+    var allRenewalStates: [RenewalStateRecord] {
+        renewals.keys.sorted().flatMap { RenewalStateRecord.sorted(renewals[$0]?.values ?? [:].values) }
+    }
+}

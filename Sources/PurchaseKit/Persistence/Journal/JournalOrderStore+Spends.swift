@@ -20,4 +20,22 @@ extension JournalOrderStore {
         try await ready()
         return state.withLock { ConsumableSpend.chronological($0.index.spends[userID]?.values ?? [:].values) }
     }
+
+    /// Keeps a renewal state as a journal record, without waiting for its flush
+    /// (a cache: the next durable change makes it durable); kept by every snapshot.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
+    public func saveRenewalState(_ record: RenewalStateRecord) async throws {
+        var writer = ByteWriter()
+        JournalRecord.renewal(record, into: &writer)
+        try await commit(writer.bytes, durable: false) { index in index.saveRenewalState(record) }
+    }
+
+    /// The renewal states kept for one user.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read.
+    public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
+        try await ready()
+        return state.withLock { RenewalStateRecord.sorted($0.index.renewals[userID]?.values ?? [:].values) }
+    }
 }

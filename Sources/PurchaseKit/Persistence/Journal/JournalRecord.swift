@@ -11,17 +11,19 @@ import Foundation
 /// | 4 remove | order id | the order is deleted |
 /// | 5 end | number of put records (u64) | last record of a snapshot |
 /// | 6 spend | spend id, user id, product id, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
+/// | 7 renewal | user id, original transaction id, state (1 active, 2 grace period, 3 billing retry, 4 expired), will renew (active) or grace end (grace period), as-of date | how the store last saw a subscription's renewal (``RenewalStateRecord``) |
 ///
-/// A journal holds a header, then puts (always open), archives, removes and
-/// spends, in the order they happened. A snapshot holds a header, one put per
-/// order, one spend record per spend, and the end record, which tells a whole
-/// snapshot from one that lost its tail. Files written before spends existed
-/// hold no spend records and read as before.
+/// A journal holds a header, then puts (always open), archives, removes,
+/// spends and renewal states, in the order they happened. A snapshot holds a
+/// header, one put per order, one spend record per spend, one renewal record
+/// per subscription, and the end record, which tells a whole snapshot from one
+/// that lost its tail. Files written before spends and renewal states existed
+/// hold none and read as before.
 enum JournalRecord {
     static let formatVersion: UInt8 = 1
 
     enum Kind: UInt8 {
-        case header = 1, put = 2, archive = 3, remove = 4, end = 5, spend = 6
+        case header = 1, put = 2, archive = 3, remove = 4, end = 5, spend = 6, renewal = 7
     }
 
     enum FileKind: UInt8 {
@@ -36,6 +38,7 @@ enum JournalRecord {
         case remove(id: String)
         case end(count: UInt64)
         case spend(ConsumableSpend)
+        case renewal(RenewalStateRecord)
     }
 
     // MARK: Writing
@@ -93,6 +96,27 @@ enum JournalRecord {
         JournalFrame.finish(&writer, from: start)
     }
 
+    static func renewal(_ record: RenewalStateRecord, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.renewal.rawValue)
+        writer.string(record.userID)
+        writer.string(record.originalTransactionID)
+        switch record.state {
+        case .active(let willRenew):
+            writer.byte(1)
+            writer.byte(willRenew ? 1 : 0)
+        case .inGracePeriod(let until):
+            writer.byte(2)
+            writer.date(until)
+        case .inBillingRetry:
+            writer.byte(3)
+        case .expired:
+            writer.byte(4)
+        }
+        writer.date(record.asOf)
+        JournalFrame.finish(&writer, from: start)
+    }
+
     static func end(count: UInt64, into writer: inout ByteWriter) {
         let start = JournalFrame.start(&writer)
         writer.byte(Kind.end.rawValue)
@@ -137,6 +161,22 @@ enum JournalRecord {
             guard amount > 0, balanceAfter >= 0 else { throw BinaryDamage("the spend's amount or balance is negative") }
             parsed = .spend(ConsumableSpend(id: id, userID: userID, productID: productID, amount: amount,
                                             date: date, balanceAfter: balanceAfter))
+        case .renewal:
+            let userID = try reader.string("user id")
+            let originalID = try reader.string("original transaction id")
+            let state: SubscriptionRenewalState
+            switch try reader.byte("renewal state") {
+            case 1:
+                let flag = try reader.byte("will renew")
+                guard flag <= 1 else { throw BinaryDamage("the will-renew flag \(flag) is unknown") }
+                state = .active(willRenew: flag == 1)
+            case 2: state = .inGracePeriod(until: try reader.date("grace period end"))
+            case 3: state = .inBillingRetry
+            case 4: state = .expired
+            case let other: throw BinaryDamage("the renewal state \(other) is unknown")
+            }
+            parsed = .renewal(RenewalStateRecord(userID: userID, originalTransactionID: originalID, state: state,
+                                                 asOf: try reader.date("as of")))
         }
         guard reader.isAtEnd else { throw BinaryDamage("bytes follow the end of the record") }
         return parsed

@@ -51,6 +51,8 @@ struct JournalReplay {
                     end = count
                 case .spend(let spend):
                     index.recordSpend(spend)
+                case .renewal(let record):
+                    index.saveRenewalState(record)
                 }
             } catch {
                 let frame = (payload.lowerBound - JournalFrame.headerSize)..<payload.upperBound

@@ -79,8 +79,9 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
         }
         let isLast = position == total
         if isLast {
-            // Spends are small and few next to orders: all of them go in the last step.
+            // Spends and renewal states are small and few next to orders: all of them go in the last step.
             for spend in index.allSpends { JournalRecord.spend(spend, into: &out) }
+            for record in index.allRenewalStates { JournalRecord.renewal(record, into: &out) }
             JournalRecord.end(count: UInt64(total), into: &out)
         }
         try fileSystem.write(Data(out.bytes), to: file.descriptor, path: file.path)
