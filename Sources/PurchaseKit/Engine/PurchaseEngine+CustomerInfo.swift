@@ -27,7 +27,8 @@ extension PurchaseEngine {
     /// for the store, so it answers offline, at launch. Product types come from
     /// the orders (recorded when they were made), else the catalog the engine
     /// has loaded, else the stored transactions; renewal facts are those the
-    /// store last gave this engine (see ``refreshCustomerInfo(user:)``).
+    /// store gave last, kept by the order store across launches (see
+    /// ``refreshCustomerInfo(user:)``).
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders or spends cannot be read.
     public func customerInfo(user userID: String) async throws -> CustomerInfo {
