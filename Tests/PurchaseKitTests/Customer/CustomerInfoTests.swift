@@ -58,6 +58,30 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertEqual(offline.productCalls.withLock { $0 }, 0, "every order recorded its product type")
     }
 
+    func testAnOrderAdoptedBeforeTheProductWasKnownTakesTheTypeOfAnotherOrderOfItOffline() async throws {
+        let world = World()
+        // Bought in the app (its type recorded), and bought on another device,
+        // adopted before the engine had loaded the product (no type recorded).
+        var inApp = Order(id: "order-1", productID: Catalog.coins, userID: "alice", productType: .consumable,
+                          status: .completed, createdAt: world.clock.now)
+        inApp.transaction = StoreTransaction(id: "t-1", productID: Catalog.coins, purchaseDate: world.clock.now)
+        var adopted = Order(id: "purchase-t-2", productID: Catalog.coins, userID: "alice", source: .unknown,
+                            status: .completed, createdAt: world.clock.now)
+        adopted.transaction = StoreTransaction(id: "t-2", productID: Catalog.coins, purchaseDate: world.clock.now)
+        await world.orders.save(inApp)
+        await world.orders.save(adopted)
+        try await world.orders.archive(orderID: inApp.id)
+        try await world.orders.archive(orderID: adopted.id)
+
+        let offline = OfflineQueue(base: world.store)
+        let engine = try await world.engine(world.configuration(queue: offline, storeTimeout: 30))
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2], "one unit each; the adopted one is not taken for a non-consumable")
+        XCTAssertEqual(info.entitlements, [])
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 2])
+    }
+
     func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
         let world = World()
         let engine = try await world.engine(configuration(world))
