@@ -259,12 +259,12 @@ enum GuideCustomerSamples {
         return configuration
     }
 
-    static func spend(engine: PurchaseEngine, userID: String, swordPurchaseID: String) async throws {
+    static func spend(engine: PurchaseEngine, userID: String, hintUseID: String) async throws {
         do {
-            let spend = try await engine.spend(30, of: "com.example.coins.100", user: userID, spendID: swordPurchaseID)
-            showMessage("Sword bought; \(spend.balanceAfter) coins left.")
+            let spend = try await engine.spend(1, of: "com.example.hints", user: userID, spendID: hintUseID)
+            showMessage("Here is your hint; \(spend.balanceAfter) left.")
         } catch let error as PurchaseKitError where error.code == .insufficientBalance {
-            showMessage("Not enough coins.")
+            showMessage("No hints left.")
         }
     }
 }
