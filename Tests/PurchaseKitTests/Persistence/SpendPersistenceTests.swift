@@ -184,4 +184,25 @@ final class SpendPersistenceTests: XCTestCase {
             await (reopened as? JournalOrderStore)?.close()
         }
     }
+
+    func testADamagedSpendRecordInTheJournalIsReportedAndTheOthersKept() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try JournalOrderStore(directory: directory)
+        for id in ["spend-a", "spend-b", "spend-c"] { _ = try await store.recordSpend(spend(id)) }
+        await store.close()
+        let folder = directory.path + "/journal"
+        let name = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("log-") })
+        let url = URL(fileURLWithPath: folder + "/" + name)
+        var bytes = try Data(contentsOf: url)
+        let range = try XCTUnwrap(bytes.range(of: Data("spend-b".utf8)))
+        bytes[range.lowerBound] ^= 0xFF
+        try bytes.write(to: url)
+
+        let reopened = try JournalOrderStore(directory: directory)
+        let kept = try await reopened.spends(forUser: "alice")
+        XCTAssertEqual(kept.map(\.id), ["spend-a", "spend-c"])
+        let report = try await reopened.loadOpenOrders()
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt], "the damaged record is reported")
+        await reopened.close()
+    }
 }
