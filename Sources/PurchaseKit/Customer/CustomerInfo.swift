@@ -21,7 +21,8 @@ public struct CustomerInfo: Sendable, Hashable {
     public var subscriptions: [String: SubscriptionGroupStatus]
     /// Every non-renewing subscription product the user bought, with its expiry, by product id.
     public var nonRenewingSubscriptions: [String: NonRenewingSubscription]
-    /// Units of each consumable left, by product id: delivered units (revoked
+    /// Units of each consumable balance left, by product id (or by the balance
+    /// key ``PurchaseEngine/Configuration/consumableCredits`` gives it): delivered units (revoked
     /// ones not counted) minus the units spent, zero when that is below zero
     /// (units refunded after they were spent are made up by later purchases).
     public var consumableBalances: [String: Int]

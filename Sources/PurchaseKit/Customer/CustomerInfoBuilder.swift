@@ -17,6 +17,8 @@ struct CustomerInfoBuilder {
     var renewals: [String: KnownRenewalState]
     var nonRenewingDuration: (String) -> SubscriptionPeriod?
     var now: Date
+    /// How consumables add to balances; products not named add 1 per unit to their own.
+    var credits: [String: ConsumableCredit] = [:]
 
     /// Delivered (or completed) orders whose transaction the store did not take back.
     var delivered: [Order] {
@@ -55,17 +57,18 @@ struct CustomerInfoBuilder {
                             consumableBalances: consumableBalances())
     }
 
-    /// Delivered units minus spent units, per consumable product, never below zero.
+    /// Delivered units (as ``credits`` count them) minus spent units, per
+    /// balance key, never below zero.
     func consumableBalances() -> [String: Int] {
         var tally = ConsumableTally()
         for order in delivered where facts[order.id]?.type == .consumable { tally.add(order) }
-        return Self.subtracting(spends, from: tally.balance)
+        return Self.subtracting(spends, from: ConsumableCredit.balances(tally.balance, credits: credits))
     }
 
     static func subtracting(_ spends: [ConsumableSpend], from delivered: [String: Int]) -> [String: Int] {
         var balance = delivered
         for spend in spends {
-            balance[spend.productID] = max(0, balance[spend.productID, default: 0] - spend.amount)
+            balance[spend.balanceKey] = max(0, balance[spend.balanceKey, default: 0] - spend.amount)
         }
         return balance
     }

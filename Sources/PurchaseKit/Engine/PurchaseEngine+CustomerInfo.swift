@@ -156,7 +156,8 @@ extension PurchaseEngine {
         let catalog = products
         let builder = CustomerInfoBuilder(
             userID: userID, orders: orders, facts: facts, spends: spends, renewals: await rememberedRenewals(of: userID),
-            nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now)
+            nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now,
+            credits: configuration.consumableCredits)
         let info = builder.build()
         for subscription in info.nonRenewingSubscriptions.values where subscription.expirationDate == nil {
             log(.warning, "A non-renewing subscription has no known length and never expires; set Configuration.nonRenewingDurations",

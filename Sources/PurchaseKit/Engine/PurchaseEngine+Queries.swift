@@ -54,9 +54,11 @@ extension PurchaseEngine {
         return result.values.sorted { $0.productID < $1.productID }
     }
 
-    /// Units of each consumable product the user has left: delivered units
-    /// (revoked purchases not counted) minus the units spent with
-    /// ``spend(_:of:user:spendID:)``, never below zero. Answered from the stored orders and spends, whatever
+    /// Units left in each consumable balance of the user, by product id (or by
+    /// the balance key ``Configuration/consumableCredits`` gives a product):
+    /// delivered units (revoked purchases not counted, each unit counted as the
+    /// credits say) minus the units spent with ``spend(_:of:user:spendID:)``,
+    /// never below zero. Answered from the stored orders and spends, whatever
     /// the store sells today. Never traps: a stored quantity no purchase can
     /// have is left out (and logged), and a sum saturates at `Int.max`.
     ///
@@ -75,7 +77,8 @@ extension PurchaseEngine {
         for productID in tally.saturated.sorted() {
             log(.error, "A consumable balance reached the largest number and was capped", ["productID": productID, "user": userID])
         }
-        return CustomerInfoBuilder.subtracting(try await storedSpends(of: userID), from: tally.balance)
+        let balances = ConsumableCredit.balances(tally.balance, credits: configuration.consumableCredits)
+        return CustomerInfoBuilder.subtracting(try await storedSpends(of: userID), from: balances)
     }
 
     /// The non-renewing subscriptions among `delivered`, with their expiry (see ``NonRenewingSubscription``).

@@ -1,8 +1,8 @@
 import Foundation
 
 extension PurchaseEngine {
-    /// Spends `amount` units of a consumable from the user's balance, durably
-    /// and at most once per `spendID`.
+    /// Spends `amount` units of a consumable balance of the user, durably and
+    /// at most once per `spendID`.
     ///
     /// The balance is what ``consumableBalance(user:)`` reports: delivered
     /// units (revoked ones not counted) minus the units spent, answered from
@@ -16,7 +16,8 @@ extension PurchaseEngine {
     ///
     /// - Parameters:
     ///   - amount: units to spend; at least 1.
-    ///   - productID: the consumable product whose units are spent.
+    ///   - balanceKey: the balance: a consumable's product id, or the balance key
+    ///     ``Configuration/consumableCredits`` gives it.
     ///   - userID: the user.
     ///   - spendID: the caller's id for this spend, unique per user (a UUID, or
     ///     the id of the thing bought with the units). Reuse it only to retry.
@@ -30,7 +31,7 @@ extension PurchaseEngine {
     ///   (retry with the same spend id); ``PurchaseKitError/Code/spendsNotSupported``
     ///   for a custom order store that does not record spends.
     @discardableResult
-    public func spend(_ amount: Int, of productID: String, user userID: String, spendID: String) async throws -> ConsumableSpend {
+    public func spend(_ amount: Int, of balanceKey: String, user userID: String, spendID: String) async throws -> ConsumableSpend {
         guard amount >= 1, !spendID.isEmpty else {
             throw PurchaseKitError(.invalidQuantity, "A spend needs an amount of at least 1 and a spend id; got \(amount) and \(spendID.isEmpty ? "no id" : "an id").",
                                    advice: "Pass a positive amount and a unique spend id.")
@@ -40,27 +41,29 @@ extension PurchaseEngine {
         defer { unlockOrder(lockKey) }
         let spends = try await storedSpends(of: userID)
         if let earlier = spends.first(where: { $0.id == spendID }) {
-            guard earlier.productID == productID, earlier.amount == amount else {
+            guard earlier.balanceKey == balanceKey, earlier.amount == amount else {
                 throw PurchaseKitError(.spendIDConflict,
-                                       "The spend id '\(spendID)' was used already for \(earlier.amount) of '\(earlier.productID)'; this call asked for \(amount) of '\(productID)'.",
+                                       "The spend id '\(spendID)' was used already for \(earlier.amount) of '\(earlier.balanceKey)'; this call asked for \(amount) of '\(balanceKey)'.",
                                        advice: "Use a new spend id for a new spend; reuse one only to retry the same spend.")
             }
-            log(.info, "A spend was retried; the recorded one is returned", ["user": userID, "productID": productID])
+            log(.info, "A spend was retried; the recorded one is returned", ["user": userID, "balance": balanceKey])
             return earlier
         }
-        // Only this product's orders: the store is asked about it only if no
-        // order of it recorded its type and the engine has not loaded it.
-        let orders = try await allOrders(of: userID).filter { $0.productID == productID }
+        // Only the orders of the products that feed this balance: the store is
+        // asked about one only if no order of it recorded its type and the
+        // engine has not loaded it.
+        let credits = configuration.consumableCredits
+        let orders = try await allOrders(of: userID).filter { ConsumableCredit.key(of: $0.productID, in: credits) == balanceKey }
         let facts = await productFacts(for: orders)
         let builder = CustomerInfoBuilder(userID: userID, orders: orders, facts: facts, spends: spends, renewals: [:],
-                                          nonRenewingDuration: { _ in nil }, now: clock.now)
-        let balance = builder.consumableBalances()[productID, default: 0]
+                                          nonRenewingDuration: { _ in nil }, now: clock.now, credits: credits)
+        let balance = builder.consumableBalances()[balanceKey, default: 0]
         guard balance >= amount else {
             throw PurchaseKitError(.insufficientBalance,
-                                   "The balance of '\(productID)' holds \(balance) units; \(amount) were asked for. Nothing was spent.",
+                                   "The balance of '\(balanceKey)' holds \(balance) units; \(amount) were asked for. Nothing was spent.",
                                    advice: "Offer the user a purchase, or spend fewer units.")
         }
-        let spend = ConsumableSpend(id: spendID, userID: userID, productID: productID, amount: amount,
+        let spend = ConsumableSpend(id: spendID, userID: userID, balanceKey: balanceKey, amount: amount,
                                     date: clock.now, balanceAfter: balance - amount)
         let recorded: ConsumableSpend
         do {
@@ -69,7 +72,7 @@ extension PurchaseEngine {
             throw PurchaseKitError.wrap(error, as: .persistenceWriteFailed, "The spend could not be saved; nothing was spent.",
                                         advice: "Try again with the same spend id.")
         }
-        log(.info, "Units spent", ["user": userID, "productID": productID, "amount": "\(amount)", "balance": "\(recorded.balanceAfter)"])
+        log(.info, "Units spent", ["user": userID, "balance": balanceKey, "amount": "\(amount)", "left": "\(recorded.balanceAfter)"])
         customerFactsChanged()
         return recorded
     }

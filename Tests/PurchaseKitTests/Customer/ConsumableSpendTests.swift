@@ -158,6 +158,46 @@ final class ConsumableSpendTests: XCTestCase {
         XCTAssertEqual(balance[Catalog.coins], 5)
     }
 
+    func testProductsThatFeedOneBalanceAreSpentFromItByItsKey() async throws {
+        let world = World()
+        let bigPack = Product(id: "com.example.coins.500", type: .consumable, displayName: "500 coins", price: 4)
+        let signer = ReceiptSigner()
+        let store = SimulatedPaymentQueue(products: Catalog.products + [bigPack], clock: world.clock, signer: signer)
+        let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
+        var configuration = world.configuration(queue: store, verifier: server)
+        configuration.consumableCredits = [Catalog.coins: ConsumableCredit(balanceKey: "coins", units: 100),
+                                           bigPack.id: ConsumableCredit(balanceKey: "coins", units: 500)]
+        let engine = try await world.engine(configuration)
+        _ = try await engine.purchase(productID: Catalog.coins, user: "alice", quantity: 2)
+        _ = try await engine.purchase(productID: bigPack.id, user: "alice")
+        await engine.waitUntilIdle()
+        var balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, ["coins": 700])
+
+        let spend = try await engine.spend(650, of: "coins", user: "alice", spendID: "castle")
+        XCTAssertEqual(spend.balanceAfter, 50)
+        XCTAssertEqual(spend.balanceKey, "coins")
+        await assertThrows(.insufficientBalance) { try await engine.spend(100, of: "coins", user: "alice", spendID: "moat") }
+        // The product id is not a balance of its own any more.
+        await assertThrows(.insufficientBalance) { try await engine.spend(1, of: Catalog.coins, user: "alice", spendID: "pack") }
+        balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, ["coins": 50])
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.consumableBalances, ["coins": 50])
+    }
+
+    func testACreditWithoutUnitsOrKeyIsRefusedAtConfiguration() {
+        let world = World()
+        for credit in [ConsumableCredit(balanceKey: "coins", units: 0), ConsumableCredit(balanceKey: "", units: 1)] {
+            var configuration = world.configuration()
+            configuration.consumableCredits = [Catalog.coins: credit]
+            XCTAssertThrowsError(try PurchaseEngine(configuration: configuration)) { error in
+                XCTAssertEqual((error as? PurchaseKitError)?.code, .invalidConfiguration)
+                XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "consumableCredits[\(Catalog.coins)]")
+            }
+        }
+    }
+
     private func assertThrows(_ code: PurchaseKitError.Code, file: StaticString = #filePath, line: UInt = #line,
                               _ body: () async throws -> Void) async {
         do {

@@ -259,6 +259,13 @@ enum GuideCustomerSamples {
         return configuration
     }
 
+    static func balanceKeys(_ configuration: PurchaseEngine.Configuration) -> PurchaseEngine.Configuration {
+        var configuration = configuration
+        configuration.consumableCredits = ["com.example.coins.100": ConsumableCredit(balanceKey: "coins", units: 100),
+                                           "com.example.coins.500": ConsumableCredit(balanceKey: "coins", units: 500)]
+        return configuration
+    }
+
     static func spend(engine: PurchaseEngine, userID: String, hintUseID: String) async throws {
         do {
             let spend = try await engine.spend(1, of: "com.example.hints", user: userID, spendID: hintUseID)

@@ -8,7 +8,7 @@ import PurchaseKitSimulator
 /// forgotten when their file is damaged.
 final class SpendPersistenceTests: XCTestCase {
     private func spend(_ id: String, user: String = "alice", amount: Int = 1, balanceAfter: Int = 0, at seconds: TimeInterval = 0) -> ConsumableSpend {
-        ConsumableSpend(id: id, userID: user, productID: Catalog.coins, amount: amount,
+        ConsumableSpend(id: id, userID: user, balanceKey: Catalog.coins, amount: amount,
                         date: testEpoch.addingTimeInterval(seconds), balanceAfter: balanceAfter)
     }
 

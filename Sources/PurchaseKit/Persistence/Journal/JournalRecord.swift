@@ -10,7 +10,7 @@ import Foundation
 /// | 3 archive | order id | the open order moves to the archive |
 /// | 4 remove | order id | the order is deleted |
 /// | 5 end | number of put records (u64) | last record of a snapshot |
-/// | 6 spend | spend id, user id, product id, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
+/// | 6 spend | spend id, user id, balance key, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
 /// | 7 renewal | user id, original transaction id, state (1 active, 2 grace period, 3 billing retry, 4 expired), will renew (active) or grace end (grace period), as-of date | how the store last saw a subscription's renewal (``RenewalStateRecord``) |
 ///
 /// A journal holds a header, then puts (always open), archives, removes,
@@ -89,7 +89,7 @@ enum JournalRecord {
         writer.byte(Kind.spend.rawValue)
         writer.string(spend.id)
         writer.string(spend.userID)
-        writer.string(spend.productID)
+        writer.string(spend.balanceKey)
         writer.signed(spend.amount)
         writer.date(spend.date)
         writer.signed(spend.balanceAfter)
@@ -154,12 +154,12 @@ enum JournalRecord {
         case .spend:
             let id = try reader.string("spend id")
             let userID = try reader.string("user id")
-            let productID = try reader.string("product id")
+            let balanceKey = try reader.string("balance key")
             let amount = try reader.signed("amount")
             let date = try reader.date("date")
             let balanceAfter = try reader.signed("balance after")
             guard amount > 0, balanceAfter >= 0 else { throw BinaryDamage("the spend's amount or balance is negative") }
-            parsed = .spend(ConsumableSpend(id: id, userID: userID, productID: productID, amount: amount,
+            parsed = .spend(ConsumableSpend(id: id, userID: userID, balanceKey: balanceKey, amount: amount,
                                             date: date, balanceAfter: balanceAfter))
         case .renewal:
             let userID = try reader.string("user id")
