@@ -45,7 +45,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
         }
     }
 
-    private let client: any AppStoreClient
+    let client: any AppStoreClient
     private let configuration: Configuration
     private var book = TransactionBook()
     private weak var observer: (any PaymentQueueObserver)?
@@ -105,7 +105,11 @@ public actor AppStorePaymentQueue: PaymentQueue {
         let client = self.client
         let key = UUID()
         purchases[key] = Task { [weak self] in
-            let outcome = await client.purchase(productID: payment.productID, appAccountToken: token, quantity: payment.quantity)
+            let outcome = await client.purchase(productID: payment.productID, appAccountToken: token, quantity: payment.quantity,
+                                                promotionalOffer: payment.promotionalOffer.map {
+                                                    PromotionalOfferOption(offerID: $0.offerID, keyID: $0.keyID, nonce: $0.nonce,
+                                                                           signature: $0.signature, timestamp: $0.timestamp)
+                                                })
             await self?.purchaseEnded(key, payment: payment, outcome: outcome)
         }
     }

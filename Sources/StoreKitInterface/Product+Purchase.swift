@@ -2,7 +2,8 @@
 import Foundation
 
 // Transcribed from Apple's published StoreKit interface:
-// `Product.PurchaseOption`, `.appAccountToken(_:)`, `.quantity(_:)`.
+// `Product.PurchaseOption`, `.appAccountToken(_:)`, `.quantity(_:)`,
+// `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 extension Product {
 
@@ -12,6 +13,7 @@ extension Product {
         package enum Scripted : Hashable, Sendable {
             case appAccountToken(UUID)
             case quantity(Int)
+            case promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int)
         }
 
         package let scripted: Scripted
@@ -31,6 +33,14 @@ extension Product {
         /// - Parameter quantity: The quantity to purchase.
         public static func quantity(_ quantity: Int) -> Product.PurchaseOption {
             Product.PurchaseOption(scripted: .quantity(quantity))
+        }
+
+        /// A promotional offer for the purchase: the offer's id, and the key id,
+        /// nonce, signature and timestamp (milliseconds since 1970) the
+        /// developer's server signed it with. The scripted store records the offer id.
+        public static func promotionalOffer(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) -> Product.PurchaseOption {
+            Product.PurchaseOption(scripted: .promotionalOffer(offerID: offerID, keyID: keyID, nonce: nonce,
+                                                               signature: signature, timestamp: timestamp))
         }
     }
 }

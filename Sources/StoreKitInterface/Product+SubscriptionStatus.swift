@@ -5,7 +5,8 @@ import Foundation
 // `Product.SubscriptionInfo.RenewalState`, `Product.SubscriptionInfo.RenewalInfo`
 // (originalTransactionID, willAutoRenew, isInBillingRetry,
 // gracePeriodExpirationDate), `Product.SubscriptionInfo.Status`,
-// `Product.SubscriptionInfo.status(for:)`.
+// `Product.SubscriptionInfo.status(for:)`,
+// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 extension Product.SubscriptionInfo {
 
@@ -57,6 +58,13 @@ extension Product.SubscriptionInfo {
     public static func status(for groupID: String) async throws -> [Product.SubscriptionInfo.Status] {
         guard let store = ScriptedAppStore.current else { throw StoreKitError.unknown }
         return try await store.statuses(forGroup: groupID)
+    }
+
+    /// Whether the user is eligible to have an introductory offer applied to a purchase in this
+    /// subscription group.
+    /// - Parameter groupID: The group identifier to check eligibility for.
+    public static func isEligibleForIntroOffer(for groupID: String) async -> Bool {
+        ScriptedAppStore.current?.isEligibleForIntroOffer(groupID: groupID) ?? false
     }
 }
 

@@ -28,8 +28,11 @@ struct CustomerInfoBuilder {
     func build() -> CustomerInfo {
         let subscriptions = subscriptionStatuses()
         let nonRenewing = nonRenewingSubscriptions()
+        // One subscription per group: a later purchase in the group replaces the earlier ones.
+        let paid = orders.filter { $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked) }
+        let superseded = SupersededSubscriptions.orderIDs(in: paid, facts: facts, now: now)
         var entitlements: [String: Entitlement] = [:]
-        for order in delivered {
+        for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
             var expiration = transaction.expirationDate
             switch type {

@@ -84,10 +84,12 @@ public struct OrderStateMachine: Sendable {
             next.paymentBeganAt = next.paymentBeganAt ?? now
             return Step(order: next, actions: [.persist])
 
-        case .store(.deferred, _), .store(.interrupted, _):
+        case .store(.deferred, _), .store(.interrupted, _), .store(.scheduled, _):
             guard next.status != .deferred, moved(to: .deferred) else { return unchanged }
             if case .store(.interrupted, _) = event {
                 next.hint = "Waiting for the user to complete an action with the store."
+            } else if case .store(.scheduled, _) = event {
+                next.hint = "Waiting for the subscription's renewal date, when the new product begins."
             } else {
                 next.hint = "Waiting for approval (Ask to Buy)."
             }

@@ -25,6 +25,7 @@ struct PaymentTask {
             return .success(.userCancelled(order))
         case .deferred:
             if case .store(.interrupted, _) = event { return .success(.pending(order, .actionRequired)) }
+            if case .store(.scheduled, _) = event { return .success(.pending(order, .subscriptionChangeScheduled)) }
             return .success(.pending(order, .awaitingApproval))
         case .failed:
             return .failure(.paymentFailed(order.storeFailureReason ?? .unknown, orderID: order.id))

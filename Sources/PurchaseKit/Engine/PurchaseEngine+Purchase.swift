@@ -15,7 +15,16 @@ extension PurchaseEngine {
     ///   `orderGenerationFailed`, `persistenceWriteFailed`, `paymentFailed`,
     ///   `verificationRejected`, `storeUnavailable`, `invalidConfiguration`
     ///   (``start()`` not called).
-    public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:]) async throws -> PurchaseResult {
+    ///
+    /// A `promotionalOffer` the app's server signed is passed to the store
+    /// untouched; the store refuses an invalid one (``StoreFailureReason/invalidOffer``)
+    /// or one the user may not have (``StoreFailureReason/ineligibleForOffer``),
+    /// thrown as `paymentFailed` with that `storeReason`. Buying another
+    /// subscription of a group the user holds is an upgrade, downgrade or
+    /// crossgrade: one that waits for the next renewal date answers
+    /// `.pending(order, .subscriptionChangeScheduled)` and completes when its transaction arrives then.
+    public func purchase(productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],
+                         promotionalOffer: SignedOffer? = nil) async throws -> PurchaseResult {
         guard started else {
             throw PurchaseKitError(.invalidConfiguration, "The purchase engine was not started.",
                                    advice: "Call start() at launch, before any purchase.")
@@ -34,7 +43,7 @@ extension PurchaseEngine {
         do {
             await takeSlot()
             hasSlot = true
-            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata)
+            let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata, offer: promotionalOffer)
             leaveQueue(key, hadSlot: true)
             return result
         } catch {
@@ -81,7 +90,8 @@ extension PurchaseEngine {
         for waiter in taskQueue.release(key, hadSlot: hadSlot) { waiter.resume() }
     }
 
-    private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String]) async throws -> PurchaseResult {
+    private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String],
+                             offer: SignedOffer?) async throws -> PurchaseResult {
         let allowed: Bool
         do {
             allowed = try await withStore { await $0.canMakePayments() }
@@ -138,7 +148,8 @@ extension PurchaseEngine {
         scheduleExpiry(of: orders[orderID])
         // The store takes the payment as separate work: a store whose `add`
         // never returns must not hold this call past its store timeout.
-        let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID)
+        let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID,
+                              promotionalOffer: offer)
         spawn { engine in await engine.hand(payment, orderID: orderID) }
         return try await waitForResult(orderID: orderID)
     }

@@ -10,7 +10,10 @@ extension PurchaseEngine {
     }
 
     /// What the user owns now: non-consumables, subscriptions whose period
-    /// has not ended (or that the store keeps in a grace period), and
+    /// has not ended (or that the store keeps in a grace period), one per
+    /// subscription group: the group's latest purchase (after an upgrade, the
+    /// new product only; after a downgrade, the old one until its period ends,
+    /// then the new one, whose transaction the store sends then), and
     /// non-renewing subscriptions that have not run out (see
     /// ``NonRenewingSubscription``). Nothing
     /// revoked, pending, rejected or undelivered; consumables are in
@@ -27,8 +30,9 @@ extension PurchaseEngine {
         let facts = await productFacts(for: delivered)
         let now = clock.now
         let nonRenewing = nonRenewingSubscriptions(of: userID, delivered: delivered, facts: facts)
+        let superseded = try await supersededSubscriptionOrders(of: userID)
         var result: [String: Entitlement] = [:]
-        for order in delivered {
+        for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
             switch type {
             case .consumable:

@@ -3,27 +3,36 @@ import Foundation
 extension PurchaseEngine {
     /// Receives the store's updates (the ``PaymentQueueObserver`` side). Each
     /// update is matched to its order and the order is saved before this
-    /// returns; verification runs afterwards as engine work. Updates are
-    /// handled one at a time, so two transactions can never be matched to the
-    /// same order.
+    /// returns; verification runs afterwards as engine work. Updates that
+    /// could touch the same order are handled one at a time (``UpdateGate``),
+    /// so two transactions can never be matched to the same order; updates of
+    /// different payments go side by side.
     public func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
         for update in updates {
-            await lockUpdates()
+            let claim = UpdateGate.claim(for: update)
+            await enterGate(claim)
             await handle(update)
-            unlockUpdates()
+            leaveGate(claim)
         }
     }
 
-    /// Takes the one lock under which store transactions are matched to
-    /// orders: store updates and restores alike, so two transactions can
-    /// never be matched to the same order.
+    /// Takes the whole gate: no store update is matched meanwhile. Restores
+    /// and revocations, which look across every order, take it.
     func lockUpdates() async {
-        if updateLock.tryAcquire("updates") { return }
-        await withCheckedContinuation { updateLock.enqueue("updates", $0) }
+        await enterGate(.exclusive)
     }
 
     func unlockUpdates() {
-        updateLock.release("updates")?.resume()
+        leaveGate(.exclusive)
+    }
+
+    private func enterGate(_ claim: UpdateGate.Claim) async {
+        if updateGate.tryEnter(claim) { return }
+        await withCheckedContinuation { updateGate.wait(claim, $0) }
+    }
+
+    private func leaveGate(_ claim: UpdateGate.Claim) {
+        for waiter in updateGate.leave(claim) { waiter.resume() }
     }
 
     private func handle(_ update: TransactionUpdate) async {
@@ -38,7 +47,7 @@ extension PurchaseEngine {
         case .revoked:
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
-        case .purchasing, .deferred, .interrupted, .cancelled, .failed:
+        case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             let orderID = paymentOrder(for: update)
             if let orderID {
                 await drive(orderID: orderID, .store(update.kind, nil))
@@ -107,7 +116,8 @@ extension PurchaseEngine {
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?, storeInitiated: Bool = false) async -> String? {
         // In a stable order, so that the same updates always match the same way.
-        var candidates = orders.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        var candidates = candidateOrders(for: transaction, answering: updateToken)
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
         for id in Set([transaction.id, transaction.originalID]).sorted() {
@@ -159,6 +169,21 @@ extension PurchaseEngine {
                 }
             }
             return orderID
+        }
+    }
+
+    /// The open orders the reconciler may match `transaction` to. A
+    /// transaction with a token can only reach an order through that token,
+    /// the token of the payment it answers, or its ids (see
+    /// ``Reconciler/match(_:kind:answering:orders:currentUserID:storeInitiated:)``),
+    /// which are also the keys ``UpdateGate`` holds for it; only a tokenless
+    /// one may be matched by time, so it sees every order.
+    private func candidateOrders(for transaction: StoreTransaction, answering updateToken: String?) -> [Order] {
+        guard let own = transaction.orderToken else { return Array(orders.values) }
+        return orders.values.filter { order in
+            if let token = order.token, token == own || token == updateToken { return true }
+            guard let held = order.transaction else { return false }
+            return held.id == transaction.id || held.originalID == transaction.originalID
         }
     }
 

@@ -28,7 +28,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var products: [String: Product] = [:]
 
     var orderLocks = KeyedLocks()
-    var updateLock = KeyedLocks()
+    var updateGate = UpdateGate()
     var taskQueue: TaskQueue
     var waiters: [String: PaymentTask] = [:]
     var subscribers: [UInt64: AsyncStream<PurchaseEvent>.Continuation] = [:]

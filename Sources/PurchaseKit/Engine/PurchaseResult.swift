@@ -13,6 +13,11 @@ public enum PurchaseResult: Sendable, Equatable {
         case awaitingApproval
         /// Waiting for the user to complete an action with the store.
         case actionRequired
+        /// A downgrade, or a crossgrade to another duration, within a
+        /// subscription group: the user keeps the current product until its
+        /// renewal date, when the new one begins and this order is delivered.
+        /// Grants nothing until then.
+        case subscriptionChangeScheduled
         /// Paid; delivery is being retried. Nothing is lost.
         case deliveryRetrying
         /// The store did not answer within the configured time; the payment may still complete.

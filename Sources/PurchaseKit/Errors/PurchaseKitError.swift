@@ -90,16 +90,12 @@ extension PurchaseKitError.Code {
     public static let userCancelled = Self(rawValue: "userCancelled")
     /// The store refused the payment; see `storeReason`.
     public static let paymentFailed = Self(rawValue: "paymentFailed")
-    /// The payment waits for approval (Ask to Buy) or a user action.
-    public static let paymentDeferred = Self(rawValue: "paymentDeferred")
     /// The order generator (usually the app's server) could not make an order.
     public static let orderGenerationFailed = Self(rawValue: "orderGenerationFailed")
     /// The verifier definitely rejected the receipt. Not retried.
     public static let verificationRejected = Self(rawValue: "verificationRejected")
     /// The verifier could not answer now. Retried; nothing is lost.
     public static let verificationUnavailable = Self(rawValue: "verificationUnavailable")
-    /// The user paid and delivery is still being retried.
-    public static let deliveryPending = Self(rawValue: "deliveryPending")
     /// A status move that the transition table forbids; see `fromStatus` and `toStatus`.
     public static let invalidTransition = Self(rawValue: "invalidTransition")
     /// Orders could not be read from storage.

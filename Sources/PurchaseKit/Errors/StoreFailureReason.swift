@@ -16,6 +16,12 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
     /// subscription still running): nothing was charged and the store answered
     /// with the existing transaction, which belongs to an earlier order.
     case alreadyOwned
+    /// A promotional offer the store does not know for the product, or whose
+    /// signature, key or nonce it refused.
+    case invalidOffer
+    /// The user may not have the offer (a promotional offer is for those who
+    /// subscribed in the group before).
+    case ineligibleForOffer
     /// The store gave no reason.
     case unknown
 
@@ -29,6 +35,8 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         case .clientInvalid: return "the store account is signed out or restricted."
         case .declined: return "the request to buy was declined."
         case .alreadyOwned: return "the store account already owns this product; nothing was charged."
+        case .invalidOffer: return "the store refused the offer: unknown to the product, or its signature is invalid."
+        case .ineligibleForOffer: return "the user is not eligible for the offer."
         case .unknown: return "the store gave no reason."
         }
     }
@@ -42,6 +50,8 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         case .productNotAvailable: return "Hide the product in this storefront."
         case .declined: return "Tell the user the request was declined; nothing was charged."
         case .alreadyOwned: return "Check entitlements: if the earlier order is this user's, it is already delivered; otherwise the purchase belongs to another user of this store account."
+        case .invalidOffer: return "Nothing was charged. Check the offer id and have the server sign a fresh offer."
+        case .ineligibleForOffer: return "Nothing was charged. Offer the product without the offer."
         case .unknown: return "Let the user try again later."
         }
     }

@@ -33,15 +33,6 @@ public enum OrderStatus: String, Sendable, Hashable, Codable, CaseIterable, Comp
     /// Whether no transition leaves this status.
     public var isFinal: Bool { OrderTransitionTable.successors(of: self).isEmpty }
 
-    /// Whether a payment task may rest here: nothing more happens without a new
-    /// store update, a retry trigger or time passing.
-    public var isResting: Bool {
-        switch self {
-        case .created, .purchasing, .purchased: return false
-        default: return true
-        }
-    }
-
     /// Whether an order in this status may be moved to the archive: nothing is
     /// owed and nothing is waiting. Archived orders can still be found by id and
     /// by transaction id, and a refund can still revoke a completed one.

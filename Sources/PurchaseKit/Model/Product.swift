@@ -55,12 +55,35 @@ public struct SubscriptionInfo: Sendable, Hashable, Codable {
     public var groupLevel: Int?
     /// The introductory offer, if any.
     public var introductoryOffer: IntroductoryOffer?
+    /// The subscription group's name, when the store gives it (absent in data
+    /// written before it was kept).
+    public var groupName: String?
+    /// The other offers: promotional, offer codes, win-back (empty in data
+    /// written before they were kept).
+    public var offers: [SubscriptionOffer]
 
-    public init(groupID: String, period: SubscriptionPeriod, groupLevel: Int? = nil, introductoryOffer: IntroductoryOffer? = nil) {
+    public init(groupID: String, period: SubscriptionPeriod, groupLevel: Int? = nil, introductoryOffer: IntroductoryOffer? = nil,
+                groupName: String? = nil, offers: [SubscriptionOffer] = []) {
         self.groupID = groupID
         self.period = period
         self.groupLevel = groupLevel
         self.introductoryOffer = introductoryOffer
+        self.groupName = groupName
+        self.offers = offers
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case groupID, period, groupLevel, introductoryOffer, groupName, offers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        groupID = try container.decode(String.self, forKey: .groupID)
+        period = try container.decode(SubscriptionPeriod.self, forKey: .period)
+        groupLevel = try container.decodeIfPresent(Int.self, forKey: .groupLevel)
+        introductoryOffer = try container.decodeIfPresent(IntroductoryOffer.self, forKey: .introductoryOffer)
+        groupName = try container.decodeIfPresent(String.self, forKey: .groupName)
+        offers = try container.decodeIfPresent([SubscriptionOffer].self, forKey: .offers) ?? []
     }
 }
 

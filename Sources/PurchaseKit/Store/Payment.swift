@@ -10,12 +10,15 @@ public struct Payment: Sendable, Hashable, Codable {
     public var orderToken: String
     /// The app's user, as the store may see it (a hash, never personal data).
     public var userID: String
+    /// A promotional offer the app's server signed for this purchase, passed to the store untouched.
+    public var promotionalOffer: SignedOffer?
 
-    public init(productID: String, quantity: Int = 1, orderToken: String, userID: String) {
+    public init(productID: String, quantity: Int = 1, orderToken: String, userID: String, promotionalOffer: SignedOffer? = nil) {
         self.productID = productID
         self.quantity = quantity
         self.orderToken = orderToken
         self.userID = userID
+        self.promotionalOffer = promotionalOffer
     }
 }
 
@@ -23,11 +26,13 @@ extension Payment: CustomStringConvertible, CustomDebugStringConvertible, Custom
     public var debugDescription: String { description }
 
     public var customMirror: Mirror {
-        Mirror(self, children: ["productID": productID, "quantity": quantity, "userID": userID, "orderToken": "<redacted>"],
+        Mirror(self, children: ["productID": productID, "quantity": quantity, "userID": userID, "orderToken": "<redacted>",
+                                     "promotionalOffer": promotionalOffer as Any],
                displayStyle: .struct)
     }
 
     public var description: String {
-        "Payment(productID: \(productID), quantity: \(quantity), userID: \(userID), orderToken: <redacted>)"
+        "Payment(productID: \(productID), quantity: \(quantity), userID: \(userID), orderToken: <redacted>"
+            + (promotionalOffer.map { ", promotionalOffer: \($0.offerID)" } ?? "") + ")"
     }
 }

@@ -70,6 +70,19 @@ public protocol PaymentQueue: Sendable {
 
     /// How the store sees the renewal of a subscription (see the default in the extension).
     func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState?
+
+    /// Asks the store to refund a transaction (StoreKit's refund sheet). The
+    /// store decides later; an accepted refund arrives as a `.revoked` update.
+    /// The default throws ``PurchaseKitError/Code/refundUnsupported``.
+    ///
+    /// - Throws: ``PurchaseKitError``: `refundUnsupported`, `orderNotFound`
+    ///   (no such transaction), `refundRequestDuplicate`, `refundRequestFailed`.
+    func requestRefund(transactionID: String) async throws -> RefundRequestStatus
+
+    /// Whether the store account may still have an introductory offer in the
+    /// subscription group: not when it ever subscribed in the group or took
+    /// an offer there. Nil when the store cannot tell (the default).
+    func isEligibleForIntroOffer(groupID: String) async -> Bool?
 }
 
 extension PaymentQueue {

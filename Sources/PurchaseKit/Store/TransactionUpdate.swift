@@ -12,6 +12,11 @@ public struct TransactionUpdate: Sendable, Hashable {
         /// Waiting for the user to act outside the app (new terms, payment
         /// method); the purchase completes later with `purchased`.
         case interrupted
+        /// The store took a change of subscription within a group that begins
+        /// at the current period's renewal date (a downgrade, or a crossgrade
+        /// to another duration); nothing is charged now, and the new
+        /// product's transaction (`purchased`, this payment's token) arrives then.
+        case scheduled
         /// The user paid; `transaction` is set.
         case purchased
         /// A restored transaction; `transaction` is set.

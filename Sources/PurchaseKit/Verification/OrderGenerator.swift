@@ -28,11 +28,15 @@ public protocol OrderGenerator: Sendable {
     func makeOrderID(for request: OrderRequest) async throws -> String
 }
 
-/// Makes a random UUID per order, for apps without a server-side order.
+/// Makes a random UUID per order (version 4, lowercase), for apps without a
+/// server-side order. The bits come from the system's cryptographic random
+/// source, as the order token's do (on Linux, Foundation's `UUID()` opens
+/// `/dev/urandom` for every id; this asks the kernel once, without a file).
 public struct UUIDOrderGenerator: OrderGenerator {
     public init() {}
 
     public func makeOrderID(for request: OrderRequest) async throws -> String {
-        UUID().uuidString.lowercased()
+        var minter = OrderTokenMinter(seed: nil)
+        return minter.next()
     }
 }

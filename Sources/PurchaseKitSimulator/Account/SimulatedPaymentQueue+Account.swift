@@ -15,7 +15,7 @@ extension SimulatedPaymentQueue {
         for record in records {
             let transaction = record.transaction
             guard let product = catalog[transaction.productID], product.type.isRestorable,
-                  !transaction.isRevoked else { continue }
+                  !transaction.isRevoked, record.isUpgraded != true else { continue }
             if product.type == .autoRenewable {
                 let running = (transaction.expirationDate ?? now) > now
                     || subscriptions[product.id]?.state == .inGracePeriod

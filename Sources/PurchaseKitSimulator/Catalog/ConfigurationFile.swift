@@ -74,6 +74,7 @@ struct ProductEntry: Decodable {
     enum CodingKeys: String, CodingKey {
         case productID, type, displayPrice, familyShareable, localizations, referenceName
         case recurringSubscriptionPeriod, introductoryOffer, subscriptionGroupID, groupNumber
+        case adHocOffers, codeOffers, winbackOffers
     }
 
     var productID: String
@@ -87,6 +88,7 @@ struct ProductEntry: Decodable {
     var introductoryOffer: IntroductoryOffer?
     var groupID: String?
     var groupNumber: Int?
+    var offers: [SubscriptionOffer] = []
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -139,6 +141,11 @@ struct ProductEntry: Decodable {
                 debugDescription: "expected a subscription duration: \(AppStoreLimits.describe(AppStoreLimits.renewalPeriods))")
         }
         introductoryOffer = try container.decodeIfPresent(OfferEntry.self, forKey: .introductoryOffer)?.offer
+        if type == .autoRenewable {
+            offers = try SubscriptionOfferEntry.decodeList(container, forKey: .adHocOffers, kind: .promotional)
+                + SubscriptionOfferEntry.decodeList(container, forKey: .codeOffers, kind: .offerCode)
+                + SubscriptionOfferEntry.decodeList(container, forKey: .winbackOffers, kind: .winBack)
+        }
         groupID = try container.decodeIfPresent(String.self, forKey: .subscriptionGroupID)
         groupNumber = try container.decodeIfPresent(Int.self, forKey: .groupNumber)
         if let groupNumber, !AppStoreLimits.groupLevels.contains(groupNumber) {
@@ -172,7 +179,8 @@ struct ProductEntry: Decodable {
         if let period {
             subscription = SubscriptionInfo(
                 groupID: groupID ?? group?.id ?? group?.name ?? productID,
-                period: period, groupLevel: groupNumber, introductoryOffer: introductoryOffer)
+                period: period, groupLevel: groupNumber, introductoryOffer: introductoryOffer,
+                groupName: group?.name, offers: offers)
         }
         return Product(
             id: productID, type: type,

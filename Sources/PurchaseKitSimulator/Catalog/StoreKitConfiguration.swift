@@ -5,9 +5,11 @@ import PurchaseKit
 ///
 /// Reads the JSON Xcode writes, format versions 1 to 5: `products`,
 /// `nonRenewingSubscriptions`, `subscriptionGroups[].subscriptions` and
-/// `settings`. Keys this reader does not use (offers other than the
-/// introductory one, app policies, internal ids) are ignored, so newer files
-/// load as long as the keys it needs keep their meaning.
+/// `settings`; per subscription its introductory offer, its other offers
+/// (`adHocOffers` as promotional offers, `codeOffers`, `winbackOffers`) and
+/// its group's `name`. Keys this reader does not use (app policies, billing
+/// plans, internal ids) are ignored, so newer files load as long as the keys
+/// it needs keep their meaning.
 public struct StoreKitConfiguration: Sendable, Hashable {
     /// The `version` object of the file (`major` 1 to 5 so far); zero when absent.
     public var formatVersion: (major: Int, minor: Int) {

@@ -22,6 +22,10 @@ struct SimulatedStoreState: Codable {
     /// Failed and cancelled payments (absent in files from before they were kept).
     var unpaid: [UnpaidPaymentRecord]?
     var nextUnpaidNumber: UInt64?
+    /// Refund requests, offer codes and used offer nonces (absent in files from before they were kept).
+    var refundRequests: [RefundRequestRecord]?
+    var offerCodes: [OfferCodeRecord]?
+    var usedOfferNonces: [UUID]?
 }
 
 extension SimulatedPaymentQueue {
@@ -39,7 +43,9 @@ extension SimulatedPaymentQueue {
             subscriptions: subscriptions.values.sorted { $0.productID < $1.productID }, pending: pending,
             billingIssues: billingIssues.sorted(), nextTransactionNumber: nextTransactionNumber,
             nextPendingNumber: nextPendingNumber, paymentsAllowed: paymentsAllowed, unpaid: unpaid,
-            nextUnpaidNumber: nextUnpaidNumber)
+            nextUnpaidNumber: nextUnpaidNumber, refundRequests: refundRequests,
+            offerCodes: offerCodes.values.sorted { $0.code < $1.code },
+            usedOfferNonces: usedOfferNonces.sorted { $0.uuidString < $1.uuidString })
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

@@ -34,6 +34,8 @@ public struct PendingPurchase: Sendable, Hashable, Codable, Identifiable {
     var paymentOrderToken: String
     /// The faults chosen when the payment was made, applied to the outcome.
     var faults: DeliveryFaults
+    /// The promotional offer the store accepted with the payment (absent in old files).
+    var offer: SubscriptionOffer? = nil
 }
 
 extension PendingPurchase: CustomStringConvertible, CustomReflectable {

@@ -64,6 +64,13 @@ extension SimulatedPaymentQueue {
 
     private func complete(_ held: PendingPurchase) async {
         guard let product = catalog[held.productID] else { return }
+        // An approved subscription follows the group's rules as a direct purchase does.
+        if product.type == .autoRenewable,
+           let answer = changeWithinGroup(to: product, quantity: held.quantity, token: held.orderToken, userID: held.userID,
+                                          offer: held.offer, at: clock.now) {
+            await send(answer, faults: held.faults)
+            return
+        }
         if let existing = owned(product) {
             // Nothing is charged: the owned transaction answers this payment, as in `add`.
             var answer = update(.purchased, for: existing)
@@ -72,7 +79,7 @@ extension SimulatedPaymentQueue {
             return
         }
         guard let transaction = charge(product, quantity: held.quantity, orderToken: held.orderToken,
-                                       userID: held.userID, at: clock.now) else {
+                                       userID: held.userID, at: clock.now, offer: held.offer) else {
             let refusal = TransactionUpdate(kind: .failed(.paymentInvalid), productID: held.productID,
                                             orderToken: held.orderToken, date: clock.now)
             await send([refusal], faults: held.faults)

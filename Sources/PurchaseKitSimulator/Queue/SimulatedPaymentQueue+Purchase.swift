@@ -10,7 +10,12 @@ extension SimulatedPaymentQueue {
     /// Store does not allow (below one, above ten, or other than one for a
     /// non-consumable or an auto-renewable subscription) with `.paymentInvalid`. Buying a non-consumable the account owns, or an
     /// active subscription again, re-delivers the existing transaction without a
-    /// new charge, as the App Store does.
+    /// new charge, as the App Store does. Buying another subscription of a
+    /// group the account holds is an upgrade, downgrade or crossgrade
+    /// (``SubscriptionChange``): at once (`.purchased`, the old period ends and
+    /// is marked upgraded) or at the renewal date (`.scheduled` now, `.purchased` then).
+    /// A payment's promotional offer is checked first; a refused one fails
+    /// with `.invalidOffer` or `.ineligibleForOffer` and charges nothing.
     ///
     /// - Throws: ``PurchaseKitError/Code/paymentsNotAllowed`` when payments are
     ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
@@ -42,10 +47,25 @@ extension SimulatedPaymentQueue {
             await send([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
             return
         }
+        var offer: SubscriptionOffer?
+        if let signed = payment.promotionalOffer {
+            switch checkPromotionalOffer(signed, for: product, at: now) {
+            case .valid(let valid): offer = valid
+            case .refused(let reason):
+                await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
+                return
+            }
+        }
         // A hostile store may report another quantity than the payment's (see `DeliveryFaults`).
         let quantity = faults.transactionQuantity ?? payment.quantity
         switch behavior {
         case .success:
+            if product.type == .autoRenewable,
+               let answer = changeWithinGroup(to: product, quantity: quantity, token: token, userID: payment.userID,
+                                              offer: offer, at: now) {
+                await send([report(.purchasing)] + answer, faults: faults)
+                return
+            }
             if let existing = owned(product) {
                 // Nothing is charged: the existing transaction comes back, reported
                 // against this payment (its token), as the store answers this payment.
@@ -54,7 +74,8 @@ extension SimulatedPaymentQueue {
                 await send([report(.purchasing), answer], faults: faults)
                 return
             }
-            guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now) else {
+            guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now,
+                                           offer: offer) else {
                 await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
                 return
             }
@@ -68,7 +89,7 @@ extension SimulatedPaymentQueue {
             pending.append(PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: .latePayment, productID: product.id, quantity: payment.quantity,
                 orderToken: token, userID: payment.userID, requestedAt: now, paymentOrderToken: payment.orderToken,
-                faults: faults))
+                faults: faults, offer: offer))
             await send([report(.purchasing), unpaid(behavior == .failsThenPays ? .failed(.networkError) : .cancelled)],
                        faults: faults)
         case .askToBuy, .interrupted:
@@ -76,7 +97,7 @@ extension SimulatedPaymentQueue {
             let held = PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: behavior == .askToBuy ? .askToBuy : .interrupted,
                 productID: product.id, quantity: quantity, orderToken: token, userID: payment.userID,
-                requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults)
+                requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults, offer: offer)
             pending.append(held)
             await send([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
         }
@@ -99,21 +120,35 @@ extension SimulatedPaymentQueue {
     /// Charges the account: records a new unfinished transaction and, for an
     /// auto-renewable subscription, starts its subscription. Nil, and nothing
     /// charged, when the subscription's first period cannot be computed.
-    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date) -> StoreTransaction? {
+    ///
+    /// A subscription's first period is `offer`'s when one is given (a
+    /// promotional offer or an offer code), else the introductory offer's
+    /// when the account is eligible, else the product's. `originalID` is the
+    /// original transaction of the subscription this one replaces in its
+    /// group (an upgrade); every other subscription of the group ends.
+    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date,
+                offer: SubscriptionOffer? = nil, originalID: String? = nil) -> StoreTransaction? {
         var expiration: Date?
+        var paid: Decimal?
         if product.type == .autoRenewable, let info = product.subscription {
-            if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
+            if let offer {
                 expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+                paid = Self.offerCost(offer.paymentMode, displayPrice: offer.displayPrice, periods: offer.periodCount)
+            } else if let offer = info.introductoryOffer, isEligibleForIntroductoryOffer(groupID: info.groupID) {
+                expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
+                paid = Self.offerCost(offer.paymentMode, displayPrice: offer.displayPrice, periods: offer.periodCount)
             } else {
                 expiration = subscriptionTime(after: now, period: info.period)
             }
             guard expiration != nil else { return nil }
         }
-        let transaction = record(productID: product.id, originalID: nil, quantity: quantity, orderToken: orderToken,
+        let transaction = record(productID: product.id, originalID: originalID, quantity: quantity, orderToken: orderToken,
                                  userID: userID, purchaseDate: now, expirationDate: expiration)
+        if let paid, let index = recordIndex[transaction.id] { records[index].pricePaid = paid }
         if product.type == .autoRenewable, let expiration {
+            if let groupID = product.subscription?.groupID { endOthers(inGroup: groupID, except: product.id) }
             subscriptions[product.id] = SubscriptionRecord(
-                productID: product.id, originalID: transaction.id, userID: userID, orderToken: orderToken,
+                productID: product.id, originalID: transaction.originalID, userID: userID, orderToken: orderToken,
                 latestTransactionID: transaction.id, expirationDate: expiration, willAutoRenew: true,
                 state: .subscribed, stateEndsAt: nil)
         }

@@ -51,6 +51,14 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     /// Failed and cancelled payments, kept until the app finishes them.
     var unpaid: [UnpaidPaymentRecord] = []
     var nextUnpaidNumber: UInt64 = 0
+    /// Refund requests and their coming decisions.
+    var refundRequests: [RefundRequestRecord] = []
+    /// How the next refund request goes (a test's script: not saved).
+    var refundBehavior = RefundRequestBehavior.approve(afterDays: 2)
+    /// Offer codes not redeemed yet, by code.
+    var offerCodes: [String: OfferCodeRecord] = [:]
+    /// Nonces of promotional offers already used: each signs one purchase.
+    var usedOfferNonces: Set<UUID> = []
 
     var observer = WeakObserver()
     /// Updates without a transaction, produced while no observer was attached.
@@ -112,6 +120,9 @@ public actor SimulatedPaymentQueue: PaymentQueue {
             paymentsAllowed = state.paymentsAllowed
             unpaid = state.unpaid ?? []
             nextUnpaidNumber = state.nextUnpaidNumber ?? 0
+            refundRequests = state.refundRequests ?? []
+            offerCodes = Dictionary((state.offerCodes ?? []).map { ($0.code, $0) }, uniquingKeysWith: { _, last in last })
+            usedOfferNonces = Set(state.usedOfferNonces ?? [])
         }
     }
 

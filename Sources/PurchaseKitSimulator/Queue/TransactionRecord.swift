@@ -1,3 +1,4 @@
+import Foundation
 import PurchaseKit
 
 /// The store's record of one transaction of the account.
@@ -11,6 +12,14 @@ struct TransactionRecord: Sendable, Codable {
     var isFinished: Bool
     /// Whether a `.revoked` update reached an observer; until then attach replays it.
     var revocationSeen: Bool
+    /// An upgrade (or an immediate crossgrade) ended this subscription period
+    /// early; the store refunded the rest (absent in old files).
+    var isUpgraded: Bool? = nil
+    /// What the store refunded of this period's price at the upgrade: the
+    /// price times the share of the period left (absent in old files).
+    var proratedRefund: Decimal? = nil
+    /// What an offer period cost, when it was one (absent: the list price).
+    var pricePaid: Decimal? = nil
 }
 
 /// A failed or cancelled payment the store keeps in its queue until the app

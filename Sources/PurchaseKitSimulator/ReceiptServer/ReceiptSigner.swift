@@ -97,7 +97,7 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
 
     /// Two 64-bit FNV-1a passes over key, body and key, each finished with a
     /// SplitMix64 mix; hex of both.
-    private func checksum(of body: String) -> String {
+    func checksum(of body: String) -> String {
         func pass(_ basis: UInt64) -> UInt64 {
             var hash = basis
             for byte in Array(key.utf8) + [0] + Array(body.utf8) + [0] + Array(key.utf8) {

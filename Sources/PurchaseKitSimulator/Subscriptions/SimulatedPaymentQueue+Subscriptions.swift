@@ -12,6 +12,7 @@ extension SimulatedPaymentQueue {
     /// observe subscriptions call it first.
     public func processRenewals() async {
         let now = clock.now
+        var switched: [SubscriptionRecord] = []
         for productID in subscriptions.keys.sorted() {
             guard var subscription = subscriptions[productID],
                   let period = catalog[productID]?.subscription?.period else { continue }
@@ -22,6 +23,14 @@ extension SimulatedPaymentQueue {
                     guard subscription.expirationDate <= now else { break advancing }
                     guard subscription.willAutoRenew else {
                         subscription.state = .expired
+                        break advancing
+                    }
+                    if subscription.scheduledChange != nil {
+                        // A downgrade or a crossgrade to another duration takes effect now.
+                        if let (next, update) = takeScheduledChange(&subscription) {
+                            switched.append(next)
+                            renewals.append(update)
+                        }
                         break advancing
                     }
                     if billingIssues.contains(productID) {
@@ -55,6 +64,13 @@ extension SimulatedPaymentQueue {
             subscriptions[productID] = subscription
             await send(renewals, faults: faults(for: productID))
         }
+        for next in switched { subscriptions[next.productID] = next }
+        if !switched.isEmpty {
+            // The new products' subscriptions may have periods to catch up on too.
+            await processRenewals()
+            return
+        }
+        await processRefundRequests()
     }
 
     /// The most renewals of one subscription a single ``processRenewals()`` makes,
@@ -78,6 +94,7 @@ extension SimulatedPaymentQueue {
                                    advice: "Buy the subscription first.")
         }
         subscriptions[productID]?.willAutoRenew = false
+        subscriptions[productID]?.scheduledChange = nil
     }
 
     /// From now on, renewals of `productID` fail to bill (an expired card):
@@ -192,7 +209,11 @@ extension SimulatedPaymentQueue {
     /// period and billing retry are known only to the store.
     public func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
         await processRenewals()
-        guard let record = subscriptions.values.first(where: { $0.originalID == originalTransactionID }) else { return nil }
+        // After a change of product in the group, several subscriptions share
+        // the original transaction: the one that still runs, else the latest, answers.
+        guard let record = subscriptions.values.filter({ $0.originalID == originalTransactionID })
+            .max(by: { ($0.state.grantsAccess ? 1 : 0, $0.expirationDate) < ($1.state.grantsAccess ? 1 : 0, $1.expirationDate) })
+        else { return nil }
         switch record.state {
         case .subscribed: return .active(willRenew: record.willAutoRenew)
         case .inGracePeriod: return .inGracePeriod(until: record.stateEndsAt ?? record.expirationDate)

@@ -33,6 +33,11 @@ public struct SubscriptionSnapshot: Sendable, Hashable {
     public var willAutoRenew: Bool
     /// When the grace period or billing retry ends, in those states.
     public var retryEndsAt: Date?
+    /// The product that replaces this one at `expirationDate` (a downgrade or
+    /// a crossgrade to another duration), if one is scheduled.
+    public var scheduledProductID: String?
+    /// Whether an upgrade (or a crossgrade taking effect at once) ended it.
+    public var wasUpgraded: Bool
 }
 
 /// The store's record of one subscription of the account.
@@ -47,10 +52,15 @@ struct SubscriptionRecord: Sendable, Codable {
     var state: SubscriptionState
     /// When the grace period or the billing retry period ends.
     var stateEndsAt: Date?
+    /// A change of product within the group, due at `expirationDate`.
+    var scheduledChange: ScheduledChange?
+    /// An upgrade or an immediate crossgrade ended it (absent in old files).
+    var wasUpgraded: Bool?
 
     var status: SubscriptionSnapshot {
         SubscriptionSnapshot(productID: productID, state: state, originalTransactionID: originalID,
                            latestTransactionID: latestTransactionID, expirationDate: expirationDate,
-                           willAutoRenew: willAutoRenew, retryEndsAt: stateEndsAt)
+                           willAutoRenew: willAutoRenew, retryEndsAt: stateEndsAt,
+                           scheduledProductID: scheduledChange?.productID, wasUpgraded: wasUpgraded ?? false)
     }
 }

@@ -13,7 +13,7 @@ protocol AppStoreClient: Sendable {
     /// Loads the product and calls `purchase(options:)` with the token as
     /// `appAccountToken` and the quantity. Never throws: StoreKit's errors
     /// come back as `.failed`.
-    func purchase(productID: String, appAccountToken: UUID, quantity: Int) async -> PurchaseOutcome
+    func purchase(productID: String, appAccountToken: UUID, quantity: Int, promotionalOffer: PromotionalOfferOption?) async -> PurchaseOutcome
 
     /// `Transaction.unfinished`, read to its end.
     func unfinishedTransactions() async -> [TransactionEvent]
@@ -43,4 +43,18 @@ protocol AppStoreClient: Sendable {
     /// looked up in `Transaction.all` when not given). Nil when StoreKit
     /// knows no such subscription.
     func subscriptionStatus(originalTransactionID: UInt64, groupID: String?) async throws -> RenewalSnapshot?
+
+    /// `Product.SubscriptionInfo.isEligibleForIntroOffer(for:)`.
+    func isEligibleForIntroOffer(groupID: String) async -> Bool
+}
+
+/// A signed promotional offer, as StoreKit's `.promotionalOffer(offerID:keyID:nonce:signature:timestamp:)`
+/// purchase option takes it: the library's `SignedOffer`, in a type this
+/// side of the adapter can name without importing PurchaseKit.
+struct PromotionalOfferOption: Sendable, Hashable {
+    var offerID: String
+    var keyID: String
+    var nonce: UUID
+    var signature: Data
+    var timestamp: Int
 }

@@ -106,7 +106,9 @@ enum StoreKitMapping {
         case .notAvailableInStorefront, .productUnavailable: return .failed(.productNotAvailable)
         case .notEntitled: return .failed(.clientInvalid)
         case .purchaseNotAllowed: return .failed(.paymentNotAllowed)
-        case .invalidQuantity, .invalidOffer, .unsupported: return .failed(.paymentInvalid)
+        case .invalidQuantity, .unsupported: return .failed(.paymentInvalid)
+        case .invalidOffer: return .failed(.invalidOffer)
+        case .ineligibleForOffer: return .failed(.ineligibleForOffer)
         case .systemError, .unknown: return .failed(.unknown)
         }
     }

@@ -129,6 +129,7 @@ enum StoreKitFailure: Sendable, Hashable {
     case purchaseNotAllowed
     /// Any of the promotional-offer errors.
     case invalidOffer
+    case ineligibleForOffer
     case unknown
 }
 

@@ -23,7 +23,7 @@ struct StoreKitClient: AppStoreClient {
         AppStore.canMakePayments
     }
 
-    func purchase(productID: String, appAccountToken: UUID, quantity: Int) async -> PurchaseOutcome {
+    func purchase(productID: String, appAccountToken: UUID, quantity: Int, promotionalOffer: PromotionalOfferOption?) async -> PurchaseOutcome {
         let product: Product
         do {
             guard let found = try await Product.products(for: [productID]).first(where: { $0.id == productID }) else {
@@ -33,11 +33,12 @@ struct StoreKitClient: AppStoreClient {
         } catch {
             return .failed(StoreKitFailure(error))
         }
-        return await Self.purchase(product, appAccountToken: appAccountToken, quantity: quantity)
+        return await Self.purchase(product, appAccountToken: appAccountToken, quantity: quantity, promotionalOffer: promotionalOffer)
     }
 
     /// `purchase(options:)`, which shows the App Store's sheet on the main actor.
-    static func purchase(_ product: Product, appAccountToken: UUID?, quantity: Int) async -> PurchaseOutcome {
+    static func purchase(_ product: Product, appAccountToken: UUID?, quantity: Int,
+                         promotionalOffer: PromotionalOfferOption? = nil) async -> PurchaseOutcome {
         #if os(visionOS)
         // visionOS only has `purchase(confirmIn:options:)`, which needs the app's scene.
         return .failed(.unsupported)
@@ -46,6 +47,10 @@ struct StoreKitClient: AppStoreClient {
         if let appAccountToken { options.insert(.appAccountToken(appAccountToken)) }
         // StoreKit accepts a quantity for consumables and non-renewing subscriptions only; 1 is its default.
         if quantity != 1 { options.insert(.quantity(quantity)) }
+        if let offer = promotionalOffer {
+            options.insert(.promotionalOffer(offerID: offer.offerID, keyID: offer.keyID, nonce: offer.nonce,
+                                             signature: offer.signature, timestamp: offer.timestamp))
+        }
         do {
             let result = try await product.purchase(options: options)
             // Not a `switch`: `PurchaseResult` may gain cases, and an `@unknown
@@ -120,6 +125,10 @@ struct StoreKitClient: AppStoreClient {
             snapshots.append(TransactionEvent(result).snapshot)
         }
         return snapshots
+    }
+
+    func isEligibleForIntroOffer(groupID: String) async -> Bool {
+        await Product.SubscriptionInfo.isEligibleForIntroOffer(for: groupID)
     }
 
     func subscriptionStatus(originalTransactionID: UInt64, groupID: String?) async throws -> RenewalSnapshot? {

@@ -187,7 +187,8 @@ extension StoreKitFailure {
         if error == .invalidQuantity { return .invalidQuantity }
         if error == .productUnavailable { return .productUnavailable }
         if error == .purchaseNotAllowed { return .purchaseNotAllowed }
-        if error == .ineligibleForOffer || error == .invalidOfferIdentifier || error == .invalidOfferPrice
+        if error == .ineligibleForOffer { return .ineligibleForOffer }
+        if error == .invalidOfferIdentifier || error == .invalidOfferPrice
             || error == .invalidOfferSignature || error == .missingOfferParameters {
             return .invalidOffer
         }

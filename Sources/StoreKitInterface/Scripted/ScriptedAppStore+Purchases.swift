@@ -26,11 +26,14 @@ package struct PurchaseCall: Sendable, Hashable {
     package var appAccountToken: UUID?
     /// The `.quantity(_:)` option, if the app gave one.
     package var quantity: Int?
+    /// The offer id of the `.promotionalOffer(...)` option, if the app gave one.
+    package var promotionalOfferID: String?
 
-    package init(productID: String, appAccountToken: UUID?, quantity: Int?) {
+    package init(productID: String, appAccountToken: UUID?, quantity: Int?, promotionalOfferID: String? = nil) {
         self.productID = productID
         self.appAccountToken = appAccountToken
         self.quantity = quantity
+        self.promotionalOfferID = promotionalOfferID
     }
 }
 
@@ -107,13 +110,15 @@ extension ScriptedAppStore {
     func purchase(_ product: Product, options: Set<Product.PurchaseOption>) async throws -> Product.PurchaseResult {
         var token: UUID?
         var quantity: Int?
+        var offerID: String?
         for option in options {
             switch option.scripted {
             case .appAccountToken(let value): token = value
             case .quantity(let value): quantity = value
+            case .promotionalOffer(let id, _, _, _, _): offerID = id
             }
         }
-        let call = PurchaseCall(productID: product.id, appAccountToken: token, quantity: quantity)
+        let call = PurchaseCall(productID: product.id, appAccountToken: token, quantity: quantity, promotionalOfferID: offerID)
         var (index, script) = state.withLock { s -> (Int, PurchaseScript) in
             s.purchaseCalls.append(call)
             return (s.purchaseCalls.count - 1, s.scripts.isEmpty ? .pay : s.scripts.removeFirst())

@@ -20,6 +20,12 @@ extension ScriptedAppStore {
         }.map(\.result)
     }
 
+    /// What `isEligibleForIntroOffer(for:)` answers: whether the account never
+    /// had a transaction in the group.
+    func isEligibleForIntroOffer(groupID: String) -> Bool {
+        state.withLock { s in !s.records.contains { $0.transaction.subscriptionGroupID == groupID } }
+    }
+
     func statuses(forGroup groupID: String) async throws -> [Product.SubscriptionInfo.Status] {
         state.withLock { s in
             var latest: [UInt64: Record] = [:]

@@ -96,6 +96,9 @@ extension DemoWorld {
                 + "Nothing is lost: `purchasekit-demo resume` retries at the next launch.", .yellow)
         case .pending(_, .actionRequired):
             return terminal.paint("… \(order.id) waits for the user to act in the store.", .yellow)
+        case .pending(_, .subscriptionChangeScheduled):
+            return terminal.paint("… \(order.id): \(name) begins at the current subscription's renewal date; "
+                + "until then the current one stays (`purchasekit-demo renew` moves time).", .yellow)
         case .pending(_, .storeTimeout):
             return terminal.paint("… \(order.id): the store has not answered yet; the result arrives later.", .yellow)
         case .pending(_, .awaitingReview):

@@ -102,7 +102,8 @@ final class AppStorePurchaseTests: XCTestCase {
             (StoreKitError.unknown, .unknown),
             (Product.PurchaseError.purchaseNotAllowed, .paymentNotAllowed),
             (Product.PurchaseError.productUnavailable, .productNotAvailable),
-            (Product.PurchaseError.invalidOfferSignature, .paymentInvalid),
+            (Product.PurchaseError.invalidOfferSignature, .invalidOffer),
+            (Product.PurchaseError.ineligibleForOffer, .ineligibleForOffer),
             (CocoaError(.featureUnsupported), .unknown),
         ]
         for (error, reason) in cases {

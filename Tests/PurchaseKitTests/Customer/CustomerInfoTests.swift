@@ -82,6 +82,20 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertEqual(balance, [Catalog.coins: 2])
     }
 
+    func testAfterAnUpgradeCustomerInfoHoldsOnlyTheNewPlanAsEntitlementsDo() async throws {
+        let world = SubscriptionWorld()
+        let engine = try await world.engine()
+        guard case .success = try await engine.purchase(productID: SubscriptionWorld.basic, user: "alice") else { return XCTFail() }
+        await world.advance(by: 3, engine)
+        guard case .success = try await engine.purchase(productID: SubscriptionWorld.pro, user: "alice") else { return XCTFail() }
+        let info = try await engine.refreshCustomerInfo(user: "alice")
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(info.entitlements, entitlements)
+        XCTAssertEqual(info.entitlements.map(\.productID), [SubscriptionWorld.pro])
+        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.productID, SubscriptionWorld.pro)
+        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.status, .subscribed)
+    }
+
     func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
         let world = World()
         let engine = try await world.engine(configuration(world))

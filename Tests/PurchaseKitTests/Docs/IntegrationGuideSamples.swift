@@ -225,7 +225,7 @@ enum GuideUsageSamples {
     }
 }
 
-// MARK: 9.1-9.2 Customer info and spending consumables
+// MARK: 9.2-9.3 Customer info and spending consumables
 
 @MainActor final class StandInButton { var isHidden = false }
 @MainActor let premiumButton = StandInButton()

@@ -30,6 +30,9 @@ struct LoadCall: Sendable {
 enum LoadOutcome: Sendable {
     case success(Order)
     case alreadyOwned(orderID: String?)
+    /// A downgrade (or crossgrade to another duration) within a subscription
+    /// group: it waits for the current period's renewal date.
+    case changeScheduled(Order)
     case other(String)
 }
 
@@ -81,6 +84,7 @@ struct LoadWorld {
                     do {
                         switch try await engine.purchase(productID: call.productID, user: call.user) {
                         case .success(let order): return (call.index, .success(order))
+                        case .pending(let order, .subscriptionChangeScheduled): return (call.index, .changeScheduled(order))
                         case let other: return (call.index, .other("\(other)"))
                         }
                     } catch let error as PurchaseKitError where error.storeReason == .alreadyOwned {
@@ -155,6 +159,11 @@ struct LoadWorld {
                 let orderID = try XCTUnwrap(orderID, file: file, line: line)
                 XCTAssertTrue(ledger.allSatisfy { $0.orderID != orderID },
                               "\(run): call \(call.index) was told 'already owned' but credited", file: file, line: line)
+            case .changeScheduled(let order)?:
+                XCTAssertEqual(types[call.productID], .autoRenewable, "\(run): call \(call.index)", file: file, line: line)
+                XCTAssertNil(order.transaction, "\(run): call \(call.index)", file: file, line: line)
+                XCTAssertTrue(ledger.allSatisfy { $0.orderID != order.id },
+                              "\(run): call \(call.index) waits for a renewal date but was credited", file: file, line: line)
             case .other(let text)?:
                 XCTFail("\(run): call \(call.index) (\(call.user), \(call.productID)) ended with \(text)", file: file, line: line)
             case nil:
@@ -162,11 +171,23 @@ struct LoadWorld {
             }
         }
         // Consumables and the season pass are charged every time; the account
-        // buys a non-consumable or a running subscription once.
+        // buys a non-consumable once. In a subscription group it holds one
+        // subscription: each product is bought at most once (a lower level
+        // after a higher one waits for the renewal date), and the group at least once.
+        var groupSuccesses: [String: Int] = [:]
         for product in products {
             let asked = calls.filter { $0.productID == product.id }.count
+            let count = successes[product.id, default: 0]
+            if product.type == .autoRenewable, let group = product.subscription?.groupID {
+                XCTAssertLessThanOrEqual(count, 1, "\(run): \(product.id)", file: file, line: line)
+                groupSuccesses[group, default: 0] += count
+                continue
+            }
             let expected = product.type == .consumable || product.type == .nonRenewable ? asked : 1
-            XCTAssertEqual(successes[product.id, default: 0], expected, "\(run): \(product.id)", file: file, line: line)
+            XCTAssertEqual(count, expected, "\(run): \(product.id)", file: file, line: line)
+        }
+        for (group, count) in groupSuccesses {
+            XCTAssertGreaterThanOrEqual(count, 1, "\(run): group \(group)", file: file, line: line)
         }
         XCTAssertEqual(transactions.count, successes.values.reduce(0, +), "\(run): one charge per success", file: file, line: line)
         let unfinished = await store.unfinishedTransactions()

@@ -18,6 +18,20 @@ final class OrderTokenTests: XCTestCase {
         }
     }
 
+    func testTheDefaultOrderIdsAreDistinctVersionFourUUIDs() async throws {
+        let generator = UUIDOrderGenerator()
+        let request = OrderRequest(productID: "p", userID: "u", quantity: 1)
+        var seen: Set<String> = []
+        for _ in 0..<1_000 {
+            let id = try await generator.makeOrderID(for: request)
+            let uuid = UUID(uuidString: id)
+            XCTAssertNotNil(uuid, id)
+            XCTAssertEqual(id, id.lowercased())
+            XCTAssertEqual((uuid?.uuid.6 ?? 0) >> 4, 4, "version nibble of \(id)")
+            XCTAssertTrue(seen.insert(id).inserted, "repeated id \(id)")
+        }
+    }
+
     func testTheFormatterWritesEveryNibbleInPlace() {
         XCTAssertEqual(OrderTokenMinter.format(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210),
                        "01234567-89ab-cdef-fedc-ba9876543210")

@@ -6,8 +6,8 @@ final class PurchaseKitErrorTests: XCTestCase {
     /// Every code PurchaseKit declares, written out so that a new code must be added here.
     static let allCodes: [PurchaseKitError.Code] = [
         .paymentsNotAllowed, .invalidProductIdentifiers, .productRequestFailed, .purchaseInProgress, .userCancelled,
-        .paymentFailed, .paymentDeferred, .orderGenerationFailed, .verificationRejected, .verificationUnavailable,
-        .deliveryPending, .invalidTransition, .persistenceReadFailed, .persistenceWriteFailed, .persistenceCorrupt,
+        .paymentFailed, .orderGenerationFailed, .verificationRejected, .verificationUnavailable,
+        .invalidTransition, .persistenceReadFailed, .persistenceWriteFailed, .persistenceCorrupt,
         .timeout, .storeUnavailable, .orderNotFound, .invalidConfiguration, .restoreFailed,
         .invalidQuantity,
     ]

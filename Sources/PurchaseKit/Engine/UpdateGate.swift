@@ -1,0 +1,94 @@
+/// Who may match store transactions to orders at the same time.
+///
+/// Matching must never let two transactions claim one order, nor one
+/// transaction two orders. An update that carries order tokens can only reach
+/// orders through those tokens and its transaction's ids, so it claims just
+/// those keys: updates with disjoint keys (64 users buying at once) are
+/// matched and saved side by side, and their saves share the order store's
+/// flushes. An update without a token may be matched by guess to any waiting
+/// order, and restores and revocations look across every order, so they claim
+/// everything (`exclusive`).
+///
+/// Claims are granted first come, first served: a waiting exclusive claim is
+/// not overtaken by later keyed ones. Bookkeeping only, for use inside the
+/// engine actor; the engine does the waiting.
+struct UpdateGate {
+    enum Claim: Equatable {
+        case exclusive
+        case keys(Set<String>)
+    }
+
+    private var exclusiveHeld = false
+    private var heldKeys: Set<String> = []
+    private var keyedHolders = 0
+    private var waiting: [(claim: Claim, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// How many claims wait.
+    var waitingCount: Int { waiting.count }
+
+    /// The claim for one store update.
+    static func claim(for update: TransactionUpdate) -> Claim {
+        switch update.kind {
+        case .purchased, .restored:
+            guard let transaction = update.transaction, let own = transaction.orderToken else { return .exclusive }
+            var keys: Set<String> = ["token:" + own, "transaction:" + transaction.id, "transaction:" + transaction.originalID]
+            if let answering = update.orderToken { keys.insert("token:" + answering) }
+            return .keys(keys)
+        case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
+            guard let token = update.orderToken else { return .exclusive }
+            var keys: Set<String> = ["token:" + token]
+            if let paymentID = update.paymentID { keys.insert("transaction:" + paymentID) }
+            return .keys(keys)
+        case .revoked:
+            return .exclusive
+        }
+    }
+
+    /// Takes the claim if it is free and nobody waits before it.
+    mutating func tryEnter(_ claim: Claim) -> Bool {
+        guard waiting.isEmpty, isFree(claim) else { return false }
+        take(claim)
+        return true
+    }
+
+    /// Queues a claim that ``tryEnter(_:)`` refused.
+    mutating func wait(_ claim: Claim, _ continuation: CheckedContinuation<Void, Never>) {
+        waiting.append((claim, continuation))
+    }
+
+    /// Gives the claim back; returns the waiters now holding theirs, to resume.
+    mutating func leave(_ claim: Claim) -> [CheckedContinuation<Void, Never>] {
+        switch claim {
+        case .exclusive:
+            exclusiveHeld = false
+        case .keys(let keys):
+            heldKeys.subtract(keys)
+            keyedHolders -= 1
+        }
+        var granted: [CheckedContinuation<Void, Never>] = []
+        while let next = waiting.first, isFree(next.claim) {
+            waiting.removeFirst()
+            take(next.claim)
+            granted.append(next.continuation)
+        }
+        return granted
+    }
+
+    private func isFree(_ claim: Claim) -> Bool {
+        guard !exclusiveHeld else { return false }
+        switch claim {
+        case .exclusive: return keyedHolders == 0
+        case .keys(let keys): return heldKeys.isDisjoint(with: keys)
+        }
+    }
+
+    private mutating func take(_ claim: Claim) {
+        switch claim {
+        case .exclusive:
+            exclusiveHeld = true
+        case .keys(let keys):
+            heldKeys.formUnion(keys)
+            keyedHolders += 1
+        }
+    }
+}

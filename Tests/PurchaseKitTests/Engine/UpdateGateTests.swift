@@ -1,0 +1,145 @@
+import Foundation
+@testable import PurchaseKit
+import PurchaseKitSimulator
+import XCTest
+
+/// The gate under which store updates are matched to orders: updates of
+/// different payments go side by side, anything that could touch the same
+/// order waits, and a tokenless update has every order to itself.
+final class UpdateGateTests: XCTestCase {
+    private let date = Date(timeIntervalSince1970: 1_000)
+
+    private func paid(_ id: String, original: String? = nil, token: String?, answering: String? = nil) -> TransactionUpdate {
+        let transaction = StoreTransaction(id: id, originalID: original, productID: "p", purchaseDate: date, orderToken: token)
+        return TransactionUpdate(kind: .purchased, productID: "p", orderToken: answering ?? token, transaction: transaction, date: date)
+    }
+
+    func testClaimsNameEveryWayAnUpdateCanReachAnOrder() {
+        XCTAssertEqual(UpdateGate.claim(for: paid("10", original: "7", token: "a", answering: "b")),
+                       .keys(["token:a", "token:b", "transaction:10", "transaction:7"]))
+        XCTAssertEqual(UpdateGate.claim(for: paid("10", token: nil)), .exclusive, "a lost token may be matched by guess")
+        let failed = TransactionUpdate(kind: .failed(.unknown), productID: "p", orderToken: "a", paymentID: "pay-1", date: date)
+        XCTAssertEqual(UpdateGate.claim(for: failed), .keys(["token:a", "transaction:pay-1"]))
+        let tokenless = TransactionUpdate(kind: .deferred, productID: "p", orderToken: nil, date: date)
+        XCTAssertEqual(UpdateGate.claim(for: tokenless), .exclusive)
+        let revoked = TransactionUpdate(kind: .revoked, productID: "p", orderToken: "a",
+                                        transaction: StoreTransaction(id: "10", productID: "p", purchaseDate: date), date: date)
+        XCTAssertEqual(UpdateGate.claim(for: revoked), .exclusive)
+    }
+
+    func testDisjointClaimsEnterTogetherAndOverlappingOnesWait() async {
+        var gate = UpdateGate()
+        XCTAssertTrue(gate.tryEnter(.keys(["token:a", "transaction:1"])))
+        XCTAssertTrue(gate.tryEnter(.keys(["token:b", "transaction:2"])), "another payment goes side by side")
+        XCTAssertFalse(gate.tryEnter(.keys(["token:c", "transaction:1"])), "the same transaction waits")
+        XCTAssertFalse(gate.tryEnter(.exclusive))
+    }
+
+    func testWaitersAreServedInTurnAndAnExclusiveClaimIsNotOvertaken() async {
+        let gate = Locked(UpdateGate())
+        let order = Locked<[String]>([])
+        XCTAssertTrue(gate.withLock { $0.tryEnter(.keys(["token:a"])) })
+        // An exclusive claim waits for the keyed holder; a later keyed claim on
+        // another key must queue behind it, not slip past.
+        let exclusive = Task {
+            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.exclusive, continuation) } }
+            order.withLock { $0.append("exclusive") }
+        }
+        // The task must have queued its claim before anyone tries to pass it.
+        while gate.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
+        XCTAssertFalse(gate.withLock { $0.tryEnter(.keys(["token:b"])) }, "nobody overtakes a waiter")
+        let keyed = Task {
+            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys(["token:b"]), continuation) } }
+            order.withLock { $0.append("keyed") }
+        }
+        // Let both register before the holder leaves.
+        while gate.withLock({ $0.waitingCount }) < 2 { await Task.yield() }
+        let first = gate.withLock { $0.leave(.keys(["token:a"])) }
+        XCTAssertEqual(first.count, 1, "only the exclusive claim is granted")
+        first.forEach { $0.resume() }
+        await exclusive.value
+        let second = gate.withLock { $0.leave(.exclusive) }
+        XCTAssertEqual(second.count, 1)
+        second.forEach { $0.resume() }
+        await keyed.value
+        XCTAssertEqual(order.withLock { $0 }, ["exclusive", "keyed"])
+    }
+}
+
+/// The engine under concurrent payments: payments of different users are
+/// matched side by side, and the order store sees their `purchased` saves at
+/// the same time (so a journal can flush them together).
+final class ConcurrentMatchingTests: XCTestCase {
+    func testPaidUpdatesOfDifferentPaymentsAreSavedSideBySide() async throws {
+        let world = World()
+        let gated = GatedSaves(base: world.orders)
+        var configuration = world.configuration(store: gated)
+        configuration.maximumConcurrentPurchases = 8
+        let engine = try await world.engine(configuration)
+        await gated.holdPurchasedSaves(true)
+        let calls = (0..<8).map { index in
+            Task { try await engine.purchase(productID: Catalog.coins, user: "user-\(index)") }
+        }
+        // Every payment's `purchased` save is in the store at once: none waits
+        // for another's to finish. (Matched one at a time, the second save
+        // would wait for the first for ever: the expectation's time limit
+        // turns that into a failure instead of a hang.)
+        let allHeld = expectation(description: "eight purchased saves held at once")
+        await gated.onHeldSaves(8) { allHeld.fulfill() }
+        await fulfillment(of: [allHeld], timeout: 30)
+        await gated.holdPurchasedSaves(false)
+        for call in calls {
+            let result = try await call.value
+            guard case .success = result else { return XCTFail("\(result)") }
+        }
+        let credits = await world.creditCounts()
+        XCTAssertEqual(credits.count, 8)
+        XCTAssertTrue(credits.values.allSatisfy { $0 == 1 })
+    }
+}
+
+/// An order store that can hold `purchased` saves until told to let them go.
+actor GatedSaves: OrderStore {
+    let base: any OrderStore
+    private var holding = false
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private var countWaiter: (Int, @Sendable () -> Void)?
+
+    init(base: any OrderStore) { self.base = base }
+
+    func holdPurchasedSaves(_ hold: Bool) {
+        holding = hold
+        if !hold {
+            let waiting = held
+            held = []
+            waiting.forEach { $0.resume() }
+        }
+    }
+
+    func onHeldSaves(_ count: Int, _ reached: @escaping @Sendable () -> Void) {
+        if held.count >= count { return reached() }
+        countWaiter = (count, reached)
+    }
+
+    func save(_ order: Order) async throws {
+        if holding, order.status == .purchased {
+            await withCheckedContinuation { continuation in
+                held.append(continuation)
+                if let (count, reached) = countWaiter, held.count >= count {
+                    countWaiter = nil
+                    reached()
+                }
+            }
+        }
+        try await base.save(order)
+    }
+
+    func loadOpenOrders() async throws -> OrderLoadReport { try await base.loadOpenOrders() }
+    func order(id: String) async throws -> Order? { try await base.order(id: id) }
+    func order(transactionID: String) async throws -> Order? { try await base.order(transactionID: transactionID) }
+    func order(token: String) async throws -> Order? { try await base.order(token: token) }
+    func openOrders(forUser userID: String) async throws -> [Order] { try await base.openOrders(forUser: userID) }
+    func orders(forUser userID: String) async throws -> [Order] { try await base.orders(forUser: userID) }
+    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
+    func remove(orderID: String) async throws { try await base.remove(orderID: orderID) }
+}
