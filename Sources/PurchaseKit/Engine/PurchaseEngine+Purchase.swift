@@ -52,7 +52,7 @@ extension PurchaseEngine {
         }
     }
 
-    /// A completion-handler variant of ``purchase(productID:user:quantity:metadata:)``
+    /// A completion-handler variant of ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
     /// for callers without async; `completion` runs on an arbitrary thread.
     public nonisolated func purchase(
         productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],

@@ -4,7 +4,7 @@ extension PurchaseEngine {
     /// Receives the store's updates (the ``PaymentQueueObserver`` side). Each
     /// update is matched to its order and the order is saved before this
     /// returns; verification runs afterwards as engine work. Updates that
-    /// could touch the same order are handled one at a time (``UpdateGate``),
+    /// could touch the same order are handled one at a time,
     /// so two transactions can never be matched to the same order; updates of
     /// different payments go side by side.
     public func paymentQueue(didUpdate updates: [TransactionUpdate]) async {

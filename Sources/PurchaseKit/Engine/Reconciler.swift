@@ -60,6 +60,9 @@ public struct Reconciler: Sendable {
     /// order found by the transaction id or the token).
     ///
     /// - Parameters:
+    ///   - transaction: The paid transaction the store reported.
+    ///   - orders: The orders it may belong to, open and archived, in a stable
+    ///     order (the same input always matches the same way).
     ///   - kind: What the store reported; a `.restored` transaction nobody
     ///     claims becomes a `restore` order of `currentUserID`.
     ///   - paymentToken: The token of the payment the update answers, when the

@@ -16,7 +16,7 @@ public struct VerificationRequest: Sendable, Hashable {
     public var idempotencyKey: String { transaction.id }
 }
 
-/// The verifier's answer. Anything thrown counts as ``retryLater(_:)``.
+/// The verifier's answer. Anything thrown counts as ``retryLater(reason:)``.
 public enum VerificationResult: Sendable, Hashable {
     /// The receipt is good and the delivery is now recorded.
     case delivered
