@@ -51,6 +51,7 @@ public struct Reconciler: Sendable {
     /// How long after its payment began an order may still be matched by time.
     public var matchingWindow: TimeInterval
 
+    /// Creates a reconciler with its tolerances for matching a payment whose token was lost.
     public init(clockTolerance: TimeInterval = 300, matchingWindow: TimeInterval = 7 * 24 * 3600) {
         self.clockTolerance = clockTolerance
         self.matchingWindow = matchingWindow

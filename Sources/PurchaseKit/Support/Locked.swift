@@ -12,6 +12,7 @@ public final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Creates a lock around `value`.
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.

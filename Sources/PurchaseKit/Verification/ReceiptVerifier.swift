@@ -6,6 +6,7 @@ public struct VerificationRequest: Sendable, Hashable {
     /// The transaction to check; it carries the receipt.
     public var transaction: StoreTransaction
 
+    /// Creates a request to verify and deliver `transaction` for `order`.
     public init(order: Order, transaction: StoreTransaction) {
         self.order = order
         self.transaction = transaction
