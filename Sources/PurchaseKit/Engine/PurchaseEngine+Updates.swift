@@ -8,6 +8,8 @@ extension PurchaseEngine {
     /// so two transactions can never be matched to the same order; updates of
     /// different payments go side by side.
     public func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
+        // Shut down: the store keeps what is not finished for the next engine.
+        guard !isShutDown else { return }
         for update in updates {
             let claim = UpdateGate.claim(for: update)
             await enterGate(claim)
