@@ -37,6 +37,7 @@ public struct CustomerInfo: Sendable, Hashable {
         entitlements.contains { $0.productID == productID }
     }
 
+    /// Creates a value; the engine makes them (``PurchaseEngine/customerInfo(user:)``).
     public init(userID: String, entitlements: [Entitlement], subscriptions: [String: SubscriptionGroupStatus],
                 nonRenewingSubscriptions: [String: NonRenewingSubscription], consumableBalances: [String: Int]) {
         self.userID = userID
@@ -63,8 +64,9 @@ public struct SubscriptionGroupStatus: Sendable, Hashable {
     public var willAutoRenew: Bool?
     /// When the grace period ends, while ``status`` is ``SubscriptionStatus/inGracePeriod``.
     public var gracePeriodExpirationDate: Date?
-    /// The latest transaction in the group, and the one that began the subscription.
+    /// The latest transaction in the group.
     public var transactionID: String
+    /// The transaction that began the subscription.
     public var originalTransactionID: String
     /// When the store last told how the subscription renews (the source of
     /// ``willAutoRenew`` and of the grace period and billing retry states): in
@@ -73,6 +75,7 @@ public struct SubscriptionGroupStatus: Sendable, Hashable {
     /// transaction alone.
     public var renewalStateAsOf: Date?
 
+    /// Creates a value; the engine makes them.
     public init(groupID: String, productID: String, status: SubscriptionStatus, expirationDate: Date?, willAutoRenew: Bool?,
                 gracePeriodExpirationDate: Date?, transactionID: String, originalTransactionID: String, renewalStateAsOf: Date?) {
         self.groupID = groupID
@@ -106,6 +109,7 @@ public struct NonRenewingSubscription: Sendable, Hashable {
     /// Whether it has not run out yet.
     public var isActive: Bool
 
+    /// Creates a value; the engine makes them.
     public init(productID: String, transactionID: String, expirationDate: Date?, isActive: Bool) {
         self.productID = productID
         self.transactionID = transactionID

@@ -82,6 +82,7 @@ extension PurchaseEngine {
         /// only a simulation, which must replay, sets a seed.
         package var orderTokenSeed: UInt64?
 
+        /// Creates a configuration: the plug-ins, then policies and limits (every one has a default).
         public init(
             paymentQueue: any PaymentQueue,
             receiptVerifier: any ReceiptVerifier,

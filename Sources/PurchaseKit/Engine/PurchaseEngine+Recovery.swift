@@ -14,6 +14,7 @@ extension PurchaseEngine {
         // A paid update whose order could not be saved was dropped; the store
         // still holds the transaction. Attaching again replays it now, instead
         // of at the next launch. Known transactions come back as duplicates.
+        if isShutDown { return [] }
         if started {
             await attachToStore(within: configuration.storeTimeout)
             await reconcileRevocations()
@@ -112,6 +113,7 @@ extension PurchaseEngine {
     ///
     /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
+        try ensureRunning()
         let transactions: [StoreTransaction]
         do {
             transactions = try await withStore { try await $0.restoreCompletedTransactions() }

@@ -24,6 +24,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// The open orders, by id: the engine's working set.
     var orders: [String: Order] = [:]
     var started = false
+    /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
+    var isShutDown = false
     var currentUserID: String?
     var products: [String: Product] = [:]
 
@@ -237,6 +239,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
 
     /// Runs `body` as engine work that ``waitUntilIdle()`` waits for.
     func spawn(_ body: @escaping @Sendable (PurchaseEngine) async -> Void) {
+        guard !isShutDown else { return }
         nextWorkID += 1
         let id = nextWorkID
         work[id] = configuration.taskStarter.start { [weak self] in

@@ -66,6 +66,7 @@ public struct RestoreResult: Sendable, Equatable {
     /// The orders created or found for the restored transactions.
     public var orders: [Order]
 
+    /// Creates a restore result.
     public init(userID: String, restoredProductIDs: [String], orders: [Order]) {
         self.userID = userID
         self.restoredProductIDs = restoredProductIDs

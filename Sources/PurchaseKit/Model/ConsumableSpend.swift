@@ -18,6 +18,7 @@ public struct ConsumableSpend: Sendable, Hashable, Codable {
     /// The balance right after this spend.
     public var balanceAfter: Int
 
+    /// Creates a spend record.
     public init(id: String, userID: String, balanceKey: String, amount: Int, date: Date, balanceAfter: Int) {
         self.id = id
         self.userID = userID
@@ -39,6 +40,7 @@ public struct ConsumableCredit: Sendable, Hashable {
     /// Units added per unit bought; at least 1.
     public var units: Int
 
+    /// Creates a credit: each unit bought adds `units` to `balanceKey`.
     public init(balanceKey: String, units: Int = 1) {
         self.balanceKey = balanceKey
         self.units = units

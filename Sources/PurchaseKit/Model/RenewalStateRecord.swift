@@ -14,6 +14,7 @@ public struct RenewalStateRecord: Sendable, Hashable, Codable {
     /// When it said it, on the engine's clock.
     public var asOf: Date
 
+    /// Creates a record of what the store said.
     public init(userID: String, originalTransactionID: String, state: SubscriptionRenewalState, asOf: Date) {
         self.userID = userID
         self.originalTransactionID = originalTransactionID

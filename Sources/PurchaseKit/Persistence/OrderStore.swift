@@ -6,6 +6,7 @@ public struct OrderLoadReport: Sendable {
     /// One error per document that could not be read. Never fatal.
     public var problems: [PurchaseKitError]
 
+    /// Creates a report of the orders loaded and the documents set aside.
     public init(orders: [Order], problems: [PurchaseKitError] = []) {
         self.orders = orders
         self.problems = problems
