@@ -73,9 +73,14 @@ extension PurchaseEngine {
     /// spends, subscriptions and non-renewing subscriptions running out as the
     /// engine's clock passes their end, and what ``refreshCustomerInfo(user:)``
     /// learns (it runs once when the stream starts). Equal values are not
-    /// repeated. Cancel the iterating task to unsubscribe.
+    /// repeated. Cancel the iterating task to unsubscribe. The stream finishes
+    /// at ``shutdown()`` (at once, if the engine is shut down already).
     public func customerInfoUpdates(user userID: String) -> AsyncStream<CustomerInfo> {
         let (stream, continuation) = AsyncStream<CustomerInfo>.makeStream(bufferingPolicy: .unbounded)
+        guard !isShutDown else {
+            continuation.finish()
+            return stream
+        }
         customerWatch.nextID += 1
         let id = customerWatch.nextID
         customerWatch.watchers[id] = CustomerWatch.Watcher(userID: userID, continuation: continuation, last: nil)
@@ -168,7 +173,7 @@ extension PurchaseEngine {
 
     /// Called on every event and every spend: subscribers get the new value, if any.
     func customerFactsChanged() {
-        guard !customerWatch.watchers.isEmpty, !customerWatch.publishScheduled else { return }
+        guard !isShutDown, !customerWatch.watchers.isEmpty, !customerWatch.publishScheduled else { return }
         customerWatch.publishScheduled = true
         spawn { engine in await engine.publishCustomerInfo() }
     }
@@ -211,6 +216,14 @@ extension PurchaseEngine {
             engine.customerFactsChanged()
         }
         customerWatch.wakeUp = (next, timer)
+    }
+
+    /// Ends every customer info stream, at ``shutdown()``.
+    func finishCustomerWatchers() {
+        for watcher in customerWatch.watchers.values { watcher.continuation.finish() }
+        customerWatch.watchers.removeAll()
+        cancelDeadline(customerWatch.wakeUp?.timer)
+        customerWatch.wakeUp = nil
     }
 
     private func stopWatching(_ id: UInt64) {

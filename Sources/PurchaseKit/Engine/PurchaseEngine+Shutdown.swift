@@ -25,6 +25,7 @@ extension PurchaseEngine {
         for task in work.values { task.cancel() }
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
+        finishCustomerWatchers()
         log(.info, "Engine shut down", ["openOrders": "\(orders.count)"])
     }
 

@@ -82,6 +82,20 @@ final class CustomerInfoUpdatesTests: XCTestCase {
         XCTAssertEqual(alices.consumableBalances, [:])
     }
 
+    func testShutdownFinishesTheStream() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration())
+        let updates = await engine.customerInfoUpdates(user: "alice")
+        await engine.waitUntilIdle()
+        await engine.shutdown()
+        var values = 0
+        for await _ in updates { values += 1 }
+        XCTAssertEqual(values, 1, "the current value, then the end")
+        var late = await engine.customerInfoUpdates(user: "alice").makeAsyncIterator()
+        let none = await late.next()
+        XCTAssertNil(none, "a stream asked for after shutdown ends at once")
+    }
+
     /// The next value that satisfies `predicate`; values in between must each differ from the one before.
     private func next(_ iterator: inout AsyncStream<CustomerInfo>.Iterator, limit: Int = 10,
                       where predicate: (CustomerInfo) -> Bool) async throws -> CustomerInfo {
