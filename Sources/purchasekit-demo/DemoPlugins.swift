@@ -149,4 +149,8 @@ struct CrashingOrderStore: OrderStore {
     func order(token: String) async throws -> Order? { try await base.order(token: token) }
     func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
     func remove(orderID: String) async throws { try await base.remove(orderID: orderID) }
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend { try await base.recordSpend(spend) }
+    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try await base.spends(forUser: userID) }
+    func saveRenewalState(_ record: RenewalStateRecord) async throws { try await base.saveRenewalState(record) }
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try await base.renewalStates(forUser: userID) }
 }

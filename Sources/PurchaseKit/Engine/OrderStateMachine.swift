@@ -50,6 +50,7 @@ public struct OrderStateMachine: Sendable {
     /// Whether the engine finishes transactions after delivery (true) or the app does.
     public var finishesAfterDelivery: Bool
 
+    /// Creates a machine with a retry policy and a finish policy.
     public init(retryPolicy: RetryPolicy = .default, finishesAfterDelivery: Bool = true) {
         self.retryPolicy = retryPolicy
         self.finishesAfterDelivery = finishesAfterDelivery

@@ -32,12 +32,18 @@ struct ProductFacts: Sendable, Equatable {
     }
 
     /// The facts of every order: recorded on the order, else from `catalog`,
+    /// else recorded on another order of the same product (an order adopted
+    /// before the engine knew the product, next to one bought in the app),
     /// else inferred. A subscription group missing everywhere is taken from
     /// another order of the same purchase (same original transaction), else
     /// the product id stands for its own group. Pure.
     static func resolve(_ orders: [Order], catalog: [String: Product]) -> [String: ProductFacts] {
         var groupByOriginal: [String: String] = [:]
+        var typeByProduct: [String: ProductType] = [:]
+        var groupByProduct: [String: String] = [:]
         for order in orders {
+            if let recorded = order.productType { typeByProduct[order.productID] = recorded }
+            if let group = order.subscriptionGroupID { groupByProduct[order.productID] = group }
             if let original = order.transaction?.originalID,
                let group = order.subscriptionGroupID ?? catalog[order.productID]?.subscription?.groupID {
                 groupByOriginal[original] = group
@@ -52,13 +58,16 @@ struct ProductFacts: Sendable, Equatable {
                 (type, source) = (recorded, .order)
             } else if let product {
                 (type, source) = (product.type, .catalog)
+            } else if let recorded = typeByProduct[order.productID] {
+                (type, source) = (recorded, .order)
             } else {
                 (type, source) = (inferredType(of: order), .inferred)
             }
             var group: String?
             if type == .autoRenewable {
                 group = order.subscriptionGroupID ?? product?.subscription?.groupID
-                    ?? order.transaction.flatMap { groupByOriginal[$0.originalID] } ?? order.productID
+                    ?? order.transaction.flatMap { groupByOriginal[$0.originalID] }
+                    ?? groupByProduct[order.productID] ?? order.productID
             }
             facts[order.id] = ProductFacts(type: type, groupID: group, source: source)
         }

@@ -9,6 +9,7 @@ public struct ProductList: Sendable, Hashable {
     /// debug build, they are usually a typo or a product not yet approved.
     public var invalidProductIDs: [String]
 
+    /// Creates a list; `products` and `invalidProductIDs` are sorted.
     public init(products: [Product], invalidProductIDs: [String]) {
         self.products = products.sorted { $0.id < $1.id }
         self.invalidProductIDs = invalidProductIDs.sorted()
@@ -58,6 +59,7 @@ public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
     /// then by id; products without a level come last.
     public var products: [Product]
 
+    /// Creates a group; `products` are sorted by level, then id.
     public init(id: String, name: String? = nil, products: [Product]) {
         self.id = id
         self.name = name

@@ -64,12 +64,25 @@ extension PurchaseEngine {
         public var jitterSeed: UInt64?
         /// Where log lines go.
         public var logHandler: any LogHandler
+        /// How long each non-renewing subscription lasts, by product id. The App
+        /// Store does not time non-renewing subscriptions; the app does. A product
+        /// missing here lasts the period the store's catalog gives it
+        /// (``Product/subscription``), when the engine has loaded the catalog;
+        /// one with neither never expires. Set it so that expiries are known
+        /// offline, at launch (see ``NonRenewingSubscription``).
+        public var nonRenewingDurations: [String: SubscriptionPeriod] = [:]
+        /// How consumables add to balances, by product id: which balance and how
+        /// many units per unit bought (see ``ConsumableCredit``). A product
+        /// missing here adds 1 unit per unit bought to the balance named by its
+        /// product id. Balances and spends are keyed by balance key.
+        public var consumableCredits: [String: ConsumableCredit] = [:]
         /// Where the engine's own tasks start; the fault simulation replaces it.
         package var taskStarter: any TaskStarter = DefaultTaskStarter()
         /// Order tokens come from the system's cryptographic random source;
         /// only a simulation, which must replay, sets a seed.
         package var orderTokenSeed: UInt64?
 
+        /// Creates a configuration: the plug-ins, then policies and limits (every one has a default).
         public init(
             paymentQueue: any PaymentQueue,
             receiptVerifier: any ReceiptVerifier,
@@ -119,6 +132,9 @@ extension PurchaseEngine {
             }
             guard maximumConcurrentPurchases >= 1 else { throw bad("maximumConcurrentPurchases", "must be at least 1") }
             guard maximumConcurrentRecoveries >= 1 else { throw bad("maximumConcurrentRecoveries", "must be at least 1") }
+            for (productID, credit) in consumableCredits.sorted(by: { $0.key < $1.key }) where credit.units < 1 || credit.balanceKey.isEmpty {
+                throw bad("consumableCredits[\(productID)]", "needs a balance key and at least 1 unit")
+            }
             if let storeTimeout, !(storeTimeout > 0) { throw bad("storeTimeout", "must be positive") }
             if let verificationTimeout, !(verificationTimeout > 0) { throw bad("verificationTimeout", "must be positive") }
             if let launchTimeout, !(launchTimeout > 0) { throw bad("launchTimeout", "must be positive") }

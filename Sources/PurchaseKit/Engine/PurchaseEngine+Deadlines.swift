@@ -15,6 +15,8 @@ extension PurchaseEngine {
     /// Sets a timer on the engine's clock: `job` runs on the engine at
     /// `deadline`, unless ``cancelDeadline(_:)`` comes first.
     func setDeadline(_ deadline: Date, _ job: @escaping DeadlineJob) -> UInt64 {
+        // After shutdown nothing is scheduled: id 0 names no timer.
+        guard !isShutDown else { return 0 }
         let id = deadlines.add(deadline, job)
         armSleeper()
         return id

@@ -36,6 +36,7 @@ extension PurchaseEngine {
             throw PurchaseKitError(.invalidConfiguration, "The purchase engine was not started.",
                                    advice: "Call start() at launch, before any purchase.")
         }
+        try ensureRunning()
         guard quantity >= 1 else {
             throw PurchaseKitError(.invalidConfiguration, "A purchase must be for at least one unit; got \(quantity).",
                                    advice: "Pass a positive quantity.", keyPath: "quantity")
@@ -85,6 +86,7 @@ extension PurchaseEngine {
 
     private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String],
                              offer: SignedOffer?, source: OrderSource) async throws -> PurchaseResult {
+        try ensureRunning()
         let allowed: Bool
         do {
             allowed = try await withStore { await $0.canMakePayments() }
@@ -111,7 +113,9 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
                                    advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
         }
-        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: await makeToken(),
+        let newToken = await makeToken()
+        try ensureRunning()
+        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: newToken,
                           quantity: quantity, productType: product.type, subscriptionGroupID: product.subscription?.groupID,
                           source: source, createdAt: clock.now, metadata: metadata)
         do {
@@ -139,6 +143,12 @@ extension PurchaseEngine {
         }
         startStoreTimeout(orderID: orderID)
         scheduleExpiry(of: orders[orderID])
+        // Shut down while the order was being marked: nothing was charged, and
+        // the `purchasing` order expires at the next launch.
+        do { try ensureRunning(orderID: orderID) } catch {
+            waiters[orderID] = nil
+            throw error
+        }
         // The store takes the payment as separate work: a store whose `add`
         // never returns must not hold this call past its store timeout.
         let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID,

@@ -9,11 +9,13 @@ extension PurchaseEngine {
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
-    /// What the user owns now: non-consumables, and subscriptions whose period
+    /// What the user owns now: non-consumables, subscriptions whose period
     /// has not ended (or that the store keeps in a grace period), one per
     /// subscription group: the group's latest purchase (after an upgrade, the
     /// new product only; after a downgrade, the old one until its period ends,
-    /// then the new one, whose transaction the store sends then). Nothing
+    /// then the new one, whose transaction the store sends then), and
+    /// non-renewing subscriptions that have not run out (see
+    /// ``NonRenewingSubscription``). Nothing
     /// revoked, pending, rejected or undelivered; consumables are in
     /// ``consumableBalance(user:)``.
     ///
@@ -27,6 +29,7 @@ extension PurchaseEngine {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
         let now = clock.now
+        let nonRenewing = nonRenewingSubscriptions(of: userID, delivered: delivered, facts: facts)
         let superseded = try await supersededSubscriptionOrders(of: userID)
         var result: [String: Entitlement] = [:]
         for order in delivered where !superseded.contains(order.id) {
@@ -36,14 +39,17 @@ extension PurchaseEngine {
                 continue
             case .nonConsumable:
                 break
-            case .autoRenewable, .nonRenewable:
+            case .nonRenewable:
+                guard nonRenewing[order.productID]?.isActive ?? false else { continue }
+            case .autoRenewable:
                 if let expiration = transaction.expirationDate, expiration <= now {
-                    guard case .inGracePeriod(let until)? = await renewalState(of: transaction.originalID),
-                          until > now, type == .autoRenewable else { continue }
+                    guard case .inGracePeriod(let until)? = await learnRenewalState(of: transaction.originalID, user: userID),
+                          until > now else { continue }
                 }
             }
+            let expiration = type == .nonRenewable ? nonRenewing[order.productID]?.expirationDate : transaction.expirationDate
             let entitlement = Entitlement(productID: order.productID, productType: type, orderID: order.id,
-                                          transactionID: transaction.id, expirationDate: transaction.expirationDate)
+                                          transactionID: transaction.id, expirationDate: expiration)
             if let known = result[order.productID], (known.expirationDate ?? .distantFuture) >= (entitlement.expirationDate ?? .distantFuture) {
                 continue
             }
@@ -52,12 +58,15 @@ extension PurchaseEngine {
         return result.values.sorted { $0.productID < $1.productID }
     }
 
-    /// Delivered units of each consumable product for the user; revoked
-    /// purchases are not counted. Answered from the stored orders, whatever
+    /// Units left in each consumable balance of the user, by product id (or by
+    /// the balance key ``Configuration/consumableCredits`` gives a product):
+    /// delivered units (revoked purchases not counted, each unit counted as the
+    /// credits say) minus the units spent with ``spend(_:of:user:spendID:)``,
+    /// never below zero. Answered from the stored orders and spends, whatever
     /// the store sells today. Never traps: a stored quantity no purchase can
     /// have is left out (and logged), and a sum saturates at `Int.max`.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders or spends cannot be read.
     public func consumableBalance(user userID: String) async throws -> [String: Int] {
         let delivered = try await deliveredOrders(of: userID)
         let facts = await productFacts(for: delivered)
@@ -72,7 +81,17 @@ extension PurchaseEngine {
         for productID in tally.saturated.sorted() {
             log(.error, "A consumable balance reached the largest number and was capped", ["productID": productID, "user": userID])
         }
-        return tally.balance
+        let balances = ConsumableCredit.balances(tally.balance, credits: configuration.consumableCredits)
+        return CustomerInfoBuilder.subtracting(try await storedSpends(of: userID), from: balances)
+    }
+
+    /// The non-renewing subscriptions among `delivered`, with their expiry (see ``NonRenewingSubscription``).
+    func nonRenewingSubscriptions(of userID: String, delivered: [Order], facts: [String: ProductFacts]) -> [String: NonRenewingSubscription] {
+        let durations = configuration.nonRenewingDurations
+        let catalog = products
+        return CustomerInfoBuilder(userID: userID, orders: delivered, facts: facts, spends: [], renewals: [:],
+                                   nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period },
+                                   now: clock.now).nonRenewingSubscriptions()
     }
 
     /// Where each of the user's subscription groups stands, by group id.
@@ -96,7 +115,7 @@ extension PurchaseEngine {
             if order.status == .revoked || transaction.isRevoked {
                 status[group] = .revoked
             } else if let expiration = transaction.expirationDate, expiration <= now {
-                switch await renewalState(of: transaction.originalID) {
+                switch await learnRenewalState(of: transaction.originalID, user: userID) {
                 case .inGracePeriod(let until)? where until > now: status[group] = .inGracePeriod
                 case .inBillingRetry?, .inGracePeriod?: status[group] = .inBillingRetry
                 default: status[group] = .expired
@@ -123,10 +142,11 @@ extension PurchaseEngine {
 
     /// The product facts of `orders`, by order id, without ever throwing: what
     /// the orders recorded, else the store's catalog (one request for every
-    /// product the engine has not loaded), else what the stored transactions show.
-    func productFacts(for orders: [Order]) async -> [String: ProductFacts] {
+    /// product the engine has not loaded, unless `askingStore` is false: then
+    /// only the products loaded already), else what the stored transactions show.
+    func productFacts(for orders: [Order], askingStore: Bool = true) async -> [String: ProductFacts] {
         let missing = Set(orders.filter { $0.productType == nil && products[$0.productID] == nil }.map(\.productID))
-        if !missing.isEmpty {
+        if askingStore, !missing.isEmpty {
             do {
                 let response = try await withStore { try await $0.products(for: missing) }
                 for product in response.products { products[product.id] = product }

@@ -14,6 +14,7 @@ extension PurchaseEngine {
         // A paid update whose order could not be saved was dropped; the store
         // still holds the transaction. Attaching again replays it now, instead
         // of at the next launch. Known transactions come back as duplicates.
+        if isShutDown { return [] }
         if started {
             await attachToStore(within: configuration.storeTimeout)
             await reconcileRevocations()

@@ -12,8 +12,10 @@ extension PurchaseEngine {
     /// cancelled returns a result with ``RestoreResult/userCancelled`` set;
     /// the store reports that by throwing ``PurchaseKitError/Code/userCancelled``.
     ///
-    /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error.
+    /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error;
+    ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
+        try ensureRunning()
         let transactions: [StoreTransaction]
         do {
             transactions = try await withStore { try await $0.restoreCompletedTransactions() }

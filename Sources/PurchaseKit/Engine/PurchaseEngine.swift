@@ -24,6 +24,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// The open orders, by id: the engine's working set.
     var orders: [String: Order] = [:]
     var started = false
+    /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
+    var isShutDown = false
     var currentUserID: String?
     var products: [String: Product] = [:]
 
@@ -42,6 +44,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
     var promotions = PromotedPurchaseBook()
+    /// Customer info subscribers and the renewal states last heard from the store.
+    var customerWatch = CustomerWatch()
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
     public struct Diagnostics: Sendable, Equatable {
@@ -221,6 +225,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
 
     func emit(_ event: PurchaseEvent) {
         for continuation in subscribers.values { continuation.yield(event) }
+        customerFactsChanged()
     }
 
     // MARK: Logging
@@ -235,6 +240,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
 
     /// Runs `body` as engine work that ``waitUntilIdle()`` waits for.
     func spawn(_ body: @escaping @Sendable (PurchaseEngine) async -> Void) {
+        guard !isShutDown else { return }
         nextWorkID += 1
         let id = nextWorkID
         work[id] = configuration.taskStarter.start { [weak self] in

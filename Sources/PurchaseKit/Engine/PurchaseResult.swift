@@ -71,7 +71,8 @@ public struct Entitlement: Sendable, Hashable {
     public var expirationDate: Date?
 }
 
-/// Where a user's subscription in one group stands.
+/// Where a user's subscription in one group stands. ``SubscriptionGroupStatus``
+/// adds its expiration date, whether it renews and the end of a grace period.
 public enum SubscriptionStatus: String, Sendable, Hashable, Codable {
     /// Paid and current.
     case subscribed

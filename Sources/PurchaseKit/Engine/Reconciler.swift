@@ -51,6 +51,7 @@ public struct Reconciler: Sendable {
     /// How long after its payment began an order may still be matched by time.
     public var matchingWindow: TimeInterval
 
+    /// Creates a reconciler with its tolerances for matching a payment whose token was lost.
     public init(clockTolerance: TimeInterval = 300, matchingWindow: TimeInterval = 7 * 24 * 3600) {
         self.clockTolerance = clockTolerance
         self.matchingWindow = matchingWindow
@@ -60,6 +61,9 @@ public struct Reconciler: Sendable {
     /// order found by the transaction id or the token).
     ///
     /// - Parameters:
+    ///   - transaction: The paid transaction the store reported.
+    ///   - orders: The orders it may belong to, open and archived, in a stable
+    ///     order (the same input always matches the same way).
     ///   - kind: What the store reported; a `.restored` transaction nobody
     ///     claims becomes a `restore` order of `currentUserID`.
     ///   - paymentToken: The token of the payment the update answers, when the

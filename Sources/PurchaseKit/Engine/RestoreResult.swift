@@ -21,6 +21,7 @@ public struct RestoreResult: Sendable, Equatable {
     /// The restored transactions that could not be taken on.
     public var failures: [RestoreFailure]
 
+    /// Creates a restore result.
     public init(userID: String, userCancelled: Bool = false, delivered: [Order] = [], owed: [Order] = [],
                 failures: [RestoreFailure] = []) {
         self.userID = userID
@@ -59,6 +60,7 @@ public struct RestoreFailure: Sendable, Equatable {
     /// The order, when one exists (a rejected one).
     public var orderID: String?
 
+    /// Creates a failure.
     public init(transactionID: String, productID: String, error: PurchaseKitError, orderID: String? = nil) {
         self.transactionID = transactionID
         self.productID = productID

@@ -23,6 +23,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// (then only the retry triggers pick it up).
     public var needsAttentionInterval: TimeInterval?
 
+    /// Creates a policy; see each property for what it means.
     public init(
         initialDelay: TimeInterval = 2,
         multiplier: Double = 2,

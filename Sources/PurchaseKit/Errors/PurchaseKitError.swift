@@ -126,4 +126,6 @@ extension PurchaseKitError.Code {
     /// subscription). Its order needs attention and is never delivered or
     /// counted; support must look at it (the store refunds on request).
     public static let invalidQuantity = Self(rawValue: "invalidQuantity")
+    /// The engine was shut down (``PurchaseEngine/shutdown()``); make a new one.
+    public static let engineShutDown = Self(rawValue: "engineShutDown")
 }

@@ -2,7 +2,18 @@ import Foundation
 
 /// How much a log line matters.
 public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable {
-    case trace, debug, info, notice, warning, error
+    /// Every step, for following one purchase closely.
+    case trace
+    /// Detail for debugging: updates ignored as duplicates, say.
+    case debug
+    /// The lifecycle: orders made, moved, archived.
+    case info
+    /// Worth knowing, not wrong.
+    case notice
+    /// Something failed and will be retried.
+    case warning
+    /// Something that needs a look: a save that failed, a move the table refused.
+    case error
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -22,11 +33,16 @@ public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable
 /// One log line: a level, a message and structured metadata. PurchaseKit never
 /// puts receipts, signed payloads or order tokens in either.
 public struct LogRecord: Sendable, Hashable {
+    /// How severe the line is.
     public var level: LogLevel
+    /// What happened, in words; never a receipt or a token.
     public var message: String
+    /// Named values (order id, status...), already redacted.
     public var metadata: [String: String]
+    /// When, on the engine's clock.
     public var date: Date
 
+    /// Creates a log line.
     public init(level: LogLevel, message: String, metadata: [String: String] = [:], date: Date) {
         self.level = level
         self.message = message
@@ -46,6 +62,7 @@ public protocol LogHandler: Sendable {
 
 /// Drops every line.
 public struct SilentLogHandler: LogHandler {
+    /// Creates a handler that drops everything.
     public init() {}
     public var minimumLevel: LogLevel { .error }
     public func log(_ record: LogRecord) {}
@@ -56,6 +73,7 @@ public struct ClosureLogHandler: LogHandler {
     public let minimumLevel: LogLevel
     private let body: @Sendable (LogRecord) -> Void
 
+    /// Creates a handler that passes each line at `minimumLevel` or above to `body`.
     public init(minimumLevel: LogLevel = .info, _ body: @escaping @Sendable (LogRecord) -> Void) {
         self.minimumLevel = minimumLevel
         self.body = body
@@ -69,6 +87,7 @@ public final class RecordingLogHandler: LogHandler {
     public let minimumLevel: LogLevel
     private let lines = Locked<[LogRecord]>([])
 
+    /// Creates a handler that keeps every line at `minimumLevel` or above.
     public init(minimumLevel: LogLevel = .trace) { self.minimumLevel = minimumLevel }
 
     public func log(_ record: LogRecord) { lines.withLock { $0.append(record) } }

@@ -69,6 +69,7 @@ public struct Order: Sendable, Hashable, Identifiable {
     /// The app's own data for this order.
     public var metadata: [String: String]
 
+    /// Creates an order; the engine makes them, an app needs this only for fixtures and imports.
     public init(
         id: String,
         productID: String,

@@ -37,6 +37,7 @@ public struct IntroductoryOffer: Sendable, Hashable, Codable {
     /// The offer's price as shown to the user, when it has one.
     public var displayPrice: String?
 
+    /// Creates an introductory offer.
     public init(paymentMode: OfferPaymentMode, period: SubscriptionPeriod, periodCount: Int = 1, displayPrice: String? = nil) {
         self.paymentMode = paymentMode
         self.period = period
@@ -62,6 +63,7 @@ public struct SubscriptionInfo: Sendable, Hashable, Codable {
     /// written before they were kept).
     public var offers: [SubscriptionOffer]
 
+    /// Creates the subscription facts of a product.
     public init(groupID: String, period: SubscriptionPeriod, groupLevel: Int? = nil, introductoryOffer: IntroductoryOffer? = nil,
                 groupName: String? = nil, offers: [SubscriptionOffer] = []) {
         self.groupID = groupID
@@ -108,6 +110,7 @@ public struct Product: Sendable, Hashable, Codable, Identifiable {
     /// Subscription facts; set for subscriptions (for a non-renewing one the period may be absent).
     public var subscription: SubscriptionInfo?
 
+    /// Creates a product; `displayPrice` defaults to the price as written.
     public init(
         id: String,
         type: ProductType,

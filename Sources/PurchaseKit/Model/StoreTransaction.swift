@@ -2,7 +2,9 @@ import Foundation
 
 /// Which store environment signed a transaction.
 public enum StoreEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Test purchases: Xcode, TestFlight, the sandbox, or a simulated store.
     case sandbox
+    /// Real purchases from the App Store.
     case production
     /// Xcode's local StoreKit testing, or the simulator.
     case xcode
@@ -44,6 +46,7 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
     /// Where the transaction was made.
     public var environment: StoreEnvironment
 
+    /// Creates a transaction; `originalID` defaults to `id` (a first purchase).
     public init(
         id: String,
         originalID: String? = nil,

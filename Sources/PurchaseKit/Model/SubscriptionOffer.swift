@@ -42,6 +42,7 @@ public struct SubscriptionOffer: Sendable, Hashable, Codable {
     /// For an offer code: who may redeem it (empty: anyone).
     public var eligibility: [Eligibility]
 
+    /// Creates an offer.
     public init(id: String, kind: Kind, paymentMode: OfferPaymentMode, period: SubscriptionPeriod, periodCount: Int = 1,
                 displayPrice: String? = nil, eligibility: [Eligibility] = []) {
         self.id = id
@@ -74,6 +75,7 @@ public struct SignedOffer: Sendable, Hashable, Codable {
     /// When the server signed, in milliseconds since 1970.
     public var timestamp: Int
 
+    /// Creates a signed offer from what your server signed; passed through to the store unread.
     public init(offerID: String, keyID: String, nonce: UUID, signature: Data, timestamp: Int) {
         self.offerID = offerID
         self.keyID = keyID

@@ -10,9 +10,13 @@ import Foundation
 public struct SubscriptionPeriod: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The calendar unit a period counts.
     public enum Unit: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Days.
         case day
+        /// Weeks.
         case week
+        /// Calendar months.
         case month
+        /// Calendar years.
         case year
 
         fileprivate var letter: Character {

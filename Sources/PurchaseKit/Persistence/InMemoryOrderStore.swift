@@ -5,6 +5,8 @@ public actor InMemoryOrderStore: OrderStore {
     private var archived: [String: Order] = [:]
     private var byTransaction: [String: String] = [:]
     private var byToken: [String: String] = [:]
+    private var spendsByUser: [String: [String: ConsumableSpend]] = [:]
+    private var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
 
     /// Creates an empty store, or one holding `orders` as open orders.
     public init(orders: [Order] = []) {
@@ -78,6 +80,27 @@ public actor InMemoryOrderStore: OrderStore {
         if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID) {
             unlink(order, keeping: nil)
         }
+    }
+
+    // `async throws` like the requirement, so that a call on this type never
+    // picks the protocol extension's default instead.
+    public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
+        if let stored = spendsByUser[spend.userID]?[spend.id] { return stored }
+        spendsByUser[spend.userID, default: [:]][spend.id] = spend
+        return spend
+    }
+
+    public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
+        ConsumableSpend.chronological((spendsByUser[userID] ?? [:]).values)
+    }
+
+    public func saveRenewalState(_ record: RenewalStateRecord) async throws {
+        guard record.replaces(renewalsByUser[record.userID]?[record.originalTransactionID]) else { return }
+        renewalsByUser[record.userID, default: [:]][record.originalTransactionID] = record
+    }
+
+    public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
+        RenewalStateRecord.sorted((renewalsByUser[userID] ?? [:]).values)
     }
 
     /// Every order, open and archived, oldest first (for tests and diagnostics).

@@ -6,6 +6,7 @@ public struct OrderLoadReport: Sendable {
     /// One error per document that could not be read. Never fatal.
     public var problems: [PurchaseKitError]
 
+    /// Creates a report of the orders loaded and the documents set aside.
     public init(orders: [Order], problems: [PurchaseKitError] = []) {
         self.orders = orders
         self.problems = problems
@@ -67,4 +68,25 @@ public protocol OrderStore: Sendable {
 
     /// Deletes an order, open or archived. Deleting a missing order is not an error.
     func remove(orderID: String) async throws
+
+    /// Records a spend of consumable units, durably: when this returns, the
+    /// spend survives a crash. When the user already has a spend with the same
+    /// id, nothing is written and the stored one is returned, so a retry spends
+    /// nothing. The engine checks the balance; the store only keeps the record.
+    /// Spends are kept for good: balances are computed from them.
+    ///
+    /// The default (in an extension) throws ``PurchaseKitError/Code/spendsNotSupported``.
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend
+
+    /// Every spend of one user, oldest first. The default returns none.
+    func spends(forUser userID: String) async throws -> [ConsumableSpend]
+
+    /// Keeps how the store last saw a subscription's renewal, replacing an
+    /// older record of the same user and original transaction. A cache of the
+    /// store's answers, for customer info at an offline launch: a store may
+    /// return before it is durable. The default keeps nothing.
+    func saveRenewalState(_ record: RenewalStateRecord) async throws
+
+    /// The renewal states kept for one user. The default returns none.
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord]
 }

@@ -13,6 +13,7 @@ public struct Payment: Sendable, Hashable, Codable {
     /// A promotional offer the app's server signed for this purchase, passed to the store untouched.
     public var promotionalOffer: SignedOffer?
 
+    /// Creates a payment for `quantity` of a product, carrying the order's token.
     public init(productID: String, quantity: Int = 1, orderToken: String, userID: String, promotionalOffer: SignedOffer? = nil) {
         self.productID = productID
         self.quantity = quantity

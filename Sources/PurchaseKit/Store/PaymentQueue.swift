@@ -6,6 +6,7 @@ public struct ProductsResponse: Sendable, Hashable {
     /// The identifiers the store does not know, sorted.
     public var invalidProductIDs: [String]
 
+    /// Creates a response: the products found, and the identifiers the store does not sell.
     public init(products: [Product], invalidProductIDs: [String]) {
         self.products = products.sorted { $0.id < $1.id }
         self.invalidProductIDs = invalidProductIDs.sorted()

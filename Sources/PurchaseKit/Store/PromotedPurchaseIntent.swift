@@ -12,6 +12,7 @@ public struct PromotedPurchaseIntent: Sendable, Hashable, Identifiable {
     /// When the store reported it.
     public var date: Date
 
+    /// Creates an intent.
     public init(id: String, productID: String, date: Date) {
         self.id = id
         self.productID = productID

@@ -51,6 +51,7 @@ public struct TransactionUpdate: Sendable, Hashable {
     /// an order waiting for a payment, since it never carried a token.
     public var isStoreInitiated: Bool
 
+    /// Creates an update as a store reports it.
     public init(kind: Kind, productID: String, orderToken: String?, transaction: StoreTransaction? = nil,
                 paymentID: String? = nil, date: Date, isStoreInitiated: Bool = false) {
         self.kind = kind

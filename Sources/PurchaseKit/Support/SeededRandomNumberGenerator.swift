@@ -4,6 +4,7 @@
 public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// Creates a generator whose sequence is a function of `seed`.
     public init(seed: UInt64) { state = seed }
 
     public mutating func next() -> UInt64 {

@@ -25,6 +25,7 @@ extension PurchaseClock {
 
 /// The wall clock: `Date()` and `Task.sleep`.
 public struct SystemClock: PurchaseClock {
+    /// Creates the system clock.
     public init() {}
 
     public var now: Date { Date() }

@@ -11,6 +11,7 @@ public struct OrderRequest: Sendable, Hashable {
     /// The app's data for the order.
     public var metadata: [String: String]
 
+    /// Creates a request for an order.
     public init(productID: String, userID: String, quantity: Int = 1, metadata: [String: String] = [:]) {
         self.productID = productID
         self.userID = userID
@@ -33,6 +34,7 @@ public protocol OrderGenerator: Sendable {
 /// source, as the order token's do (on Linux, Foundation's `UUID()` opens
 /// `/dev/urandom` for every id; this asks the kernel once, without a file).
 public struct UUIDOrderGenerator: OrderGenerator {
+    /// Creates a generator.
     public init() {}
 
     public func makeOrderID(for request: OrderRequest) async throws -> String {

@@ -6,6 +6,7 @@ public struct VerificationRequest: Sendable, Hashable {
     /// The transaction to check; it carries the receipt.
     public var transaction: StoreTransaction
 
+    /// Creates a request to verify and deliver `transaction` for `order`.
     public init(order: Order, transaction: StoreTransaction) {
         self.order = order
         self.transaction = transaction
@@ -16,7 +17,7 @@ public struct VerificationRequest: Sendable, Hashable {
     public var idempotencyKey: String { transaction.id }
 }
 
-/// The verifier's answer. Anything thrown counts as ``retryLater(_:)``.
+/// The verifier's answer. Anything thrown counts as ``retryLater(reason:)``.
 public enum VerificationResult: Sendable, Hashable {
     /// The receipt is good and the delivery is now recorded.
     case delivered

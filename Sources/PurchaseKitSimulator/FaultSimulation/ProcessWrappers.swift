@@ -43,6 +43,14 @@ struct ProcessOrderStore: OrderStore {
     func order(id: String) async throws -> Order? { try await read { try await base.order(id: id) } }
     func order(transactionID: String) async throws -> Order? { try await read { try await base.order(transactionID: transactionID) } }
     func order(token: String) async throws -> Order? { try await read { try await base.order(token: token) } }
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
+        try await kill.perform("spend") { try await onDisk { try await base.recordSpend(spend) } }
+    }
+    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try await read { try await base.spends(forUser: userID) } }
+    func saveRenewalState(_ record: RenewalStateRecord) async throws {
+        try await kill.perform("renewal") { try await onDisk { try await base.saveRenewalState(record) } }
+    }
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try await read { try await base.renewalStates(forUser: userID) } }
 
     /// A call that is not counted (a read may still write: a first load
     /// compacts and quarantines).

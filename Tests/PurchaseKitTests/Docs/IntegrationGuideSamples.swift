@@ -297,6 +297,57 @@ enum GuideUsageSamples {
     }
 }
 
+// MARK: 9.2-9.3 Customer info and spending consumables
+
+@MainActor final class StandInButton { var isHidden = false }
+@MainActor let premiumButton = StandInButton()
+private func showStoreScreen(_ info: CustomerInfo) async {}
+
+enum GuideCustomerSamples {
+    static func customerInfo(engine: PurchaseEngine, userID: String) async throws -> (Int, Bool?) {
+        let info = try await engine.customerInfo(user: userID)
+        let coins = info.consumableBalances["com.example.coins.100", default: 0]
+        let plusRenews = info.activeSubscriptions["plus-group"]?.willAutoRenew
+        Task {
+            for await info in await engine.customerInfoUpdates(user: userID) {
+                await showStoreScreen(info)
+            }
+        }
+        return (coins, plusRenews)
+    }
+
+    static func customerInfoCallback(engine: PurchaseEngine, userID: String) {
+        engine.customerInfo(user: userID) { result in
+            switch result {
+            case .success(let info): premiumButton.isHidden = info.isEntitled(to: "com.example.premium")
+            case .failure(let error): showMessage(error.message)
+            }
+        }
+    }
+
+    static func nonRenewingLengths(_ configuration: PurchaseEngine.Configuration) throws -> PurchaseEngine.Configuration {
+        var configuration = configuration
+        configuration.nonRenewingDurations = ["com.example.season": try SubscriptionPeriod(iso8601: "P3M")]
+        return configuration
+    }
+
+    static func balanceKeys(_ configuration: PurchaseEngine.Configuration) -> PurchaseEngine.Configuration {
+        var configuration = configuration
+        configuration.consumableCredits = ["com.example.coins.100": ConsumableCredit(balanceKey: "coins", units: 100),
+                                           "com.example.coins.500": ConsumableCredit(balanceKey: "coins", units: 500)]
+        return configuration
+    }
+
+    static func spend(engine: PurchaseEngine, userID: String, hintUseID: String) async throws {
+        do {
+            let spend = try await engine.spend(1, of: "com.example.hints", user: userID, spendID: hintUseID)
+            showMessage("Here is your hint; \(spend.balanceAfter) left.")
+        } catch let error as PurchaseKitError where error.code == .insufficientBalance {
+            showMessage("No hints left.")
+        }
+    }
+}
+
 // MARK: 11. Logging bridges
 
 struct OSLogHandler: LogHandler {

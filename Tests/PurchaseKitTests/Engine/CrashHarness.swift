@@ -111,6 +111,10 @@ struct DyingOrderStore: OrderStore {
     func order(token: String) async throws -> Order? { try kill.check(); return try await base.order(token: token) }
     func archive(orderID: String) async throws { try kill.check(); try await base.archive(orderID: orderID) }
     func remove(orderID: String) async throws { try kill.check(); try await base.remove(orderID: orderID) }
+    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend { try kill.check(); return try await base.recordSpend(spend) }
+    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try kill.check(); return try await base.spends(forUser: userID) }
+    func saveRenewalState(_ record: RenewalStateRecord) async throws { try kill.check(); try await base.saveRenewalState(record) }
+    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try kill.check(); return try await base.renewalStates(forUser: userID) }
 }
 
 /// The store as a dying process sees it.

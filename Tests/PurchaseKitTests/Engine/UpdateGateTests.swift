@@ -45,14 +45,13 @@ final class UpdateGateTests: XCTestCase {
             await withCheckedContinuation { continuation in gate.withLock { $0.wait(.exclusive, continuation) } }
             order.withLock { $0.append("exclusive") }
         }
-        // The exclusive claim must be waiting before the check, or the check races its task.
         while gate.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
         XCTAssertFalse(gate.withLock { $0.tryEnter(.keys(["token:b"])) }, "nobody overtakes a waiter")
         let keyed = Task {
             await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys(["token:b"]), continuation) } }
             order.withLock { $0.append("keyed") }
         }
-        // Let both register before the holder leaves.
+        // Both wait before the holder leaves.
         while gate.withLock({ $0.waitingCount }) < 2 { await Task.yield() }
         let first = gate.withLock { $0.leave(.keys(["token:a"])) }
         XCTAssertEqual(first.count, 1, "only the exclusive claim is granted")

@@ -9,7 +9,7 @@ final class PurchaseKitErrorTests: XCTestCase {
         .paymentFailed, .orderGenerationFailed, .verificationRejected, .verificationUnavailable,
         .invalidTransition, .persistenceReadFailed, .persistenceWriteFailed, .persistenceCorrupt,
         .timeout, .storeUnavailable, .orderNotFound, .invalidConfiguration, .restoreFailed,
-        .invalidQuantity,
+        .invalidQuantity, .engineShutDown,
     ]
 
     func testCodesAreDistinctAndPrintTheirRawValue() {

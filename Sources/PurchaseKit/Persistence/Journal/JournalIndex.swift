@@ -35,6 +35,10 @@ struct JournalIndex: Sendable {
     private var openIDsByUser: [String: Set<String>] = [:]
     private var storedIDsByUser: [String: Set<String>] = [:]
     private var usersAreIndexed = false
+    /// Every spend, by user, then by spend id (see ``JournalIndex/recordSpend(_:)``).
+    var spends: [String: [String: ConsumableSpend]] = [:]
+    /// How the store last saw each subscription's renewal, by user, then by original transaction id.
+    var renewals: [String: [String: RenewalStateRecord]] = [:]
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
     mutating func reserveCapacity(_ count: Int) {

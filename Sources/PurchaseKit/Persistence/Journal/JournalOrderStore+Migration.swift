@@ -9,7 +9,7 @@ import Musl
 
 /// The folders a ``FileOrderStore`` keeps its orders in.
 struct LegacyFolders {
-    static let names = ["orders", "archive", "ledger"]
+    static let names = ["orders", "archive", "ledger", "spends", "renewals"]
 
     let root: String
     let fileSystem: any FileSystem
@@ -75,11 +75,21 @@ extension JournalOrderStore {
             }
             if let file = item.file { files.append(file) }
         }
+        let spends = await legacy.exportSpends()
+        outcome.problems += spends.problems
+        for spend in spends.spends { outcome.index.recordSpend(spend) }
+        files += spends.files
+        let renewals = await legacy.exportRenewalStates()
+        for record in renewals.records { outcome.index.saveRenewalState(record) }
+        files += renewals.files
+        var folders = export.folders
+        if !spends.files.isEmpty { folders.append(await legacy.spendsFolderPath) }
+        if !renewals.files.isEmpty { folders.append(await legacy.renewalsFolderPath) }
         for segment in export.ledgerSegments where segment.ids.allSatisfy({ outcome.index.entry(for: $0) != nil }) {
             files.append(segment.path)
         }
         log(.notice, "Imported the orders of a FileOrderStore into the journal.",
             ["orders": String(imported), "files": String(files.count)])
-        return (files, export.folders)
+        return (files, folders)
     }
 }

@@ -10,15 +10,20 @@ import Foundation
 /// | 3 archive | order id | the open order moves to the archive |
 /// | 4 remove | order id | the order is deleted |
 /// | 5 end | number of put records (u64) | last record of a snapshot |
+/// | 6 spend | spend id, user id, balance key, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
+/// | 7 renewal | user id, original transaction id, state (1 active, 2 grace period, 3 billing retry, 4 expired), will renew (active) or grace end (grace period), as-of date | how the store last saw a subscription's renewal (``RenewalStateRecord``) |
 ///
-/// A journal holds a header, then puts (always open), archives and removes, in
-/// the order they happened. A snapshot holds a header, one put per order, and
-/// the end record, which tells a whole snapshot from one that lost its tail.
+/// A journal holds a header, then puts (always open), archives, removes,
+/// spends and renewal states, in the order they happened. A snapshot holds a
+/// header, one put per order, one spend record per spend, one renewal record
+/// per subscription, and the end record, which tells a whole snapshot from one
+/// that lost its tail. Files written before spends and renewal states existed
+/// hold none and read as before.
 enum JournalRecord {
     static let formatVersion: UInt8 = 1
 
     enum Kind: UInt8 {
-        case header = 1, put = 2, archive = 3, remove = 4, end = 5
+        case header = 1, put = 2, archive = 3, remove = 4, end = 5, spend = 6, renewal = 7
     }
 
     enum FileKind: UInt8 {
@@ -32,6 +37,8 @@ enum JournalRecord {
         case archive(id: String)
         case remove(id: String)
         case end(count: UInt64)
+        case spend(ConsumableSpend)
+        case renewal(RenewalStateRecord)
     }
 
     // MARK: Writing
@@ -77,6 +84,39 @@ enum JournalRecord {
         JournalFrame.finish(&writer, from: start)
     }
 
+    static func spend(_ spend: ConsumableSpend, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.spend.rawValue)
+        writer.string(spend.id)
+        writer.string(spend.userID)
+        writer.string(spend.balanceKey)
+        writer.signed(spend.amount)
+        writer.date(spend.date)
+        writer.signed(spend.balanceAfter)
+        JournalFrame.finish(&writer, from: start)
+    }
+
+    static func renewal(_ record: RenewalStateRecord, into writer: inout ByteWriter) {
+        let start = JournalFrame.start(&writer)
+        writer.byte(Kind.renewal.rawValue)
+        writer.string(record.userID)
+        writer.string(record.originalTransactionID)
+        switch record.state {
+        case .active(let willRenew):
+            writer.byte(1)
+            writer.byte(willRenew ? 1 : 0)
+        case .inGracePeriod(let until):
+            writer.byte(2)
+            writer.date(until)
+        case .inBillingRetry:
+            writer.byte(3)
+        case .expired:
+            writer.byte(4)
+        }
+        writer.date(record.asOf)
+        JournalFrame.finish(&writer, from: start)
+    }
+
     static func end(count: UInt64, into writer: inout ByteWriter) {
         let start = JournalFrame.start(&writer)
         writer.byte(Kind.end.rawValue)
@@ -111,6 +151,32 @@ enum JournalRecord {
             parsed = .remove(id: try reader.string("id"))
         case .end:
             parsed = .end(count: try reader.uint64("count"))
+        case .spend:
+            let id = try reader.string("spend id")
+            let userID = try reader.string("user id")
+            let balanceKey = try reader.string("balance key")
+            let amount = try reader.signed("amount")
+            let date = try reader.date("date")
+            let balanceAfter = try reader.signed("balance after")
+            guard amount > 0, balanceAfter >= 0 else { throw BinaryDamage("the spend's amount or balance is negative") }
+            parsed = .spend(ConsumableSpend(id: id, userID: userID, balanceKey: balanceKey, amount: amount,
+                                            date: date, balanceAfter: balanceAfter))
+        case .renewal:
+            let userID = try reader.string("user id")
+            let originalID = try reader.string("original transaction id")
+            let state: SubscriptionRenewalState
+            switch try reader.byte("renewal state") {
+            case 1:
+                let flag = try reader.byte("will renew")
+                guard flag <= 1 else { throw BinaryDamage("the will-renew flag \(flag) is unknown") }
+                state = .active(willRenew: flag == 1)
+            case 2: state = .inGracePeriod(until: try reader.date("grace period end"))
+            case 3: state = .inBillingRetry
+            case 4: state = .expired
+            case let other: throw BinaryDamage("the renewal state \(other) is unknown")
+            }
+            parsed = .renewal(RenewalStateRecord(userID: userID, originalTransactionID: originalID, state: state,
+                                                 asOf: try reader.date("as of")))
         }
         guard reader.isAtEnd else { throw BinaryDamage("bytes follow the end of the record") }
         return parsed

@@ -49,6 +49,10 @@ struct JournalReplay {
                     index.remove(id: id)
                 case .end(let count):
                     end = count
+                case .spend(let spend):
+                    index.recordSpend(spend)
+                case .renewal(let record):
+                    index.saveRenewalState(record)
                 }
             } catch {
                 let frame = (payload.lowerBound - JournalFrame.headerSize)..<payload.upperBound

@@ -78,7 +78,12 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
             position += 1
         }
         let isLast = position == total
-        if isLast { JournalRecord.end(count: UInt64(total), into: &out) }
+        if isLast {
+            // Spends and renewal states are small and few next to orders: all of them go in the last step.
+            for spend in index.allSpends { JournalRecord.spend(spend, into: &out) }
+            for record in index.allRenewalStates { JournalRecord.renewal(record, into: &out) }
+            JournalRecord.end(count: UInt64(total), into: &out)
+        }
         try fileSystem.write(Data(out.bytes), to: file.descriptor, path: file.path)
         size += out.bytes.count
         guard isLast else {

@@ -1,0 +1,41 @@
+import Foundation
+
+extension JournalOrderStore {
+    /// Records a spend as a journal record, flushed before this returns; kept
+    /// by every snapshot. A spend id the user already has writes nothing and
+    /// returns the stored spend.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
+    public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
+        var writer = ByteWriter()
+        JournalRecord.spend(spend, into: &writer)
+        try await commit(writer.bytes, durable: true) { index in index.recordSpend(spend) }
+        return state.withLock { $0.index.spend(id: spend.id, user: spend.userID) } ?? spend
+    }
+
+    /// Every spend of one user, oldest first.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read.
+    public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
+        try await ready()
+        return state.withLock { ConsumableSpend.chronological($0.index.spends[userID]?.values ?? [:].values) }
+    }
+
+    /// Keeps a renewal state as a journal record, without waiting for its flush
+    /// (a cache: the next durable change makes it durable); kept by every snapshot.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
+    public func saveRenewalState(_ record: RenewalStateRecord) async throws {
+        var writer = ByteWriter()
+        JournalRecord.renewal(record, into: &writer)
+        try await commit(writer.bytes, durable: false) { index in index.saveRenewalState(record) }
+    }
+
+    /// The renewal states kept for one user.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read.
+    public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
+        try await ready()
+        return state.withLock { RenewalStateRecord.sorted($0.index.renewals[userID]?.values ?? [:].values) }
+    }
+}

@@ -1,0 +1,322 @@
+import Foundation
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Customer info through the simulated store: answered from the order store
+/// alone (offline, at launch), non-renewing subscriptions that run out,
+/// subscription details, and the main-actor completion variant.
+final class CustomerInfoTests: XCTestCase {
+    private let month = try! SubscriptionPeriod(iso8601: "P1M")
+
+    private func configuration(_ world: World, store: (any OrderStore)? = nil, queue: (any PaymentQueue)? = nil) -> PurchaseEngine.Configuration {
+        var configuration = world.configuration(store: store, queue: queue, storeTimeout: 30)
+        configuration.nonRenewingDurations = [Catalog.season: month]
+        return configuration
+    }
+
+    private func buy(_ engine: PurchaseEngine, _ productID: String, quantity: Int = 1, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let result = try await engine.purchase(productID: productID, user: "alice", quantity: quantity)
+        guard case .success = result else { return XCTFail("\(productID): \(result)", file: file, line: line) }
+        await engine.waitUntilIdle()
+    }
+
+    func testCustomerInfoAnswersOfflineAtLaunchFromTheOrderStoreAlone() async throws {
+        let world = World()
+        let online = try await world.engine(configuration(world))
+        for product in [Catalog.pro, Catalog.monthly, Catalog.season] { try await buy(online, product) }
+        try await buy(online, Catalog.coins, quantity: 3)
+        try await online.spend(1, of: Catalog.coins, user: "alice", spendID: "hint")
+        let bought = await world.orders.orders(forUser: "alice")
+        let monthly = try XCTUnwrap(bought.first { $0.productID == Catalog.monthly }?.transaction)
+        let season = try XCTUnwrap(bought.first { $0.productID == Catalog.season }?.transaction)
+
+        // A cold launch with the store out of reach: every call fails, and is counted.
+        let offline = OfflineQueue(base: world.store)
+        let engine = try await world.engine(configuration(world, queue: offline))
+        offline.calls.withLock { $0 = 0 }
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(offline.calls.withLock { $0 }, 0, "customer info asks the store nothing")
+        XCTAssertEqual(info.entitlements.map(\.productID), [Catalog.monthly, Catalog.pro, Catalog.season])
+        XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2])
+        let subscription = try XCTUnwrap(info.subscriptions[Catalog.group])
+        XCTAssertEqual(subscription.status, .subscribed)
+        XCTAssertEqual(subscription.productID, Catalog.monthly)
+        XCTAssertEqual(subscription.expirationDate, monthly.expirationDate)
+        XCTAssertNotNil(subscription.expirationDate)
+        XCTAssertNil(subscription.willAutoRenew, "only the store knows, and it has not answered since launch")
+        XCTAssertNil(subscription.renewalStateAsOf)
+        XCTAssertEqual(info.activeSubscriptions.keys.sorted(), [Catalog.group])
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate, try month.date(after: season.purchaseDate))
+        XCTAssertTrue(info.isEntitled(to: Catalog.season))
+
+        // The queries answer offline too, and agree.
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements, info.entitlements)
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, info.consumableBalances)
+        XCTAssertEqual(offline.productCalls.withLock { $0 }, 0, "every order recorded its product type")
+    }
+
+    func testAnOrderAdoptedBeforeTheProductWasKnownTakesTheTypeOfAnotherOrderOfItOffline() async throws {
+        let world = World()
+        // Bought in the app (its type recorded), and bought on another device,
+        // adopted before the engine had loaded the product (no type recorded).
+        var inApp = Order(id: "order-1", productID: Catalog.coins, userID: "alice", productType: .consumable,
+                          status: .completed, createdAt: world.clock.now)
+        inApp.transaction = StoreTransaction(id: "t-1", productID: Catalog.coins, purchaseDate: world.clock.now)
+        var adopted = Order(id: "purchase-t-2", productID: Catalog.coins, userID: "alice", source: .unknown,
+                            status: .completed, createdAt: world.clock.now)
+        adopted.transaction = StoreTransaction(id: "t-2", productID: Catalog.coins, purchaseDate: world.clock.now)
+        await world.orders.save(inApp)
+        await world.orders.save(adopted)
+        try await world.orders.archive(orderID: inApp.id)
+        try await world.orders.archive(orderID: adopted.id)
+
+        let offline = OfflineQueue(base: world.store)
+        let engine = try await world.engine(world.configuration(queue: offline, storeTimeout: 30))
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2], "one unit each; the adopted one is not taken for a non-consumable")
+        XCTAssertEqual(info.entitlements, [])
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 2])
+    }
+
+    func testAfterAnUpgradeCustomerInfoHoldsOnlyTheNewPlanAsEntitlementsDo() async throws {
+        let world = SubscriptionWorld()
+        let engine = try await world.engine()
+        guard case .success = try await engine.purchase(productID: SubscriptionWorld.basic, user: "alice") else { return XCTFail() }
+        await world.advance(by: 3, engine)
+        guard case .success = try await engine.purchase(productID: SubscriptionWorld.pro, user: "alice") else { return XCTFail() }
+        let info = try await engine.refreshCustomerInfo(user: "alice")
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(info.entitlements, entitlements)
+        XCTAssertEqual(info.entitlements.map(\.productID), [SubscriptionWorld.pro])
+        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.productID, SubscriptionWorld.pro)
+        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.status, .subscribed)
+    }
+
+    func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
+        let world = World()
+        let engine = try await world.engine(configuration(world))
+        let start = world.clock.now
+        try await buy(engine, Catalog.season)
+        world.clock.advance(by: 10 * 86_400)
+        try await buy(engine, Catalog.season)
+        let end = try month.date(after: start, count: 2)
+        var info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate, end, "the second month starts when the first ends")
+        XCTAssertEqual(info.entitlements.first { $0.productID == Catalog.season }?.expirationDate, end)
+
+        world.clock.advance(to: try month.date(after: start).addingTimeInterval(86_400))
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertTrue(info.isEntitled(to: Catalog.season), "still within the second month")
+
+        world.clock.advance(to: end)
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.isActive, false)
+        XCTAssertFalse(info.isEntitled(to: Catalog.season))
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertFalse(entitlements.contains { $0.productID == Catalog.season }, "entitlements agree: it ran out")
+    }
+
+    func testANonRenewingSubscriptionWithoutAKnownLengthNeverExpiresAndIsLogged() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration())
+        try await buy(engine, Catalog.season)
+        world.clock.advance(by: 400 * 86_400)
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertNil(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate)
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.isActive, true)
+        XCTAssertTrue(world.log.records.contains { $0.level == .warning && $0.message.contains("no known length") })
+    }
+
+    func testANonRenewingLengthComesFromTheCatalogWhenTheConfigurationHasNone() async throws {
+        let world = World()
+        let week = try SubscriptionPeriod(iso8601: "P1W")
+        // The product as a `.storekit` non-renewing entry with a `recurringSubscriptionPeriod` loads.
+        let pass = Product(id: "com.example.week-pass", type: .nonRenewable, displayName: "Week pass", price: 1,
+                           subscription: SubscriptionInfo(groupID: "com.example.week-pass", period: week))
+        let signer = ReceiptSigner()
+        let store = SimulatedPaymentQueue(products: Catalog.products + [pass], clock: world.clock, signer: signer)
+        let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
+        let engine = try await world.engine(world.configuration(queue: store, verifier: server))
+        let start = world.clock.now
+        try await buy(engine, pass.id)
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[pass.id]?.expirationDate, try week.date(after: start))
+        world.clock.advance(by: 8 * 86_400)
+        let later = try await engine.customerInfo(user: "alice")
+        XCTAssertFalse(later.isEntitled(to: pass.id))
+    }
+
+    func testSubscriptionDetailsGiveTheExpirationAndWhetherItRenews() async throws {
+        let world = World()
+        let engine = try await world.engine(configuration(world))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let transaction = try XCTUnwrap(stored.first?.transaction)
+        var details = try await engine.subscriptionDetails(user: "alice")
+        var group = try XCTUnwrap(details[Catalog.group])
+        XCTAssertEqual(group.status, .subscribed)
+        XCTAssertEqual(group.expirationDate, transaction.expirationDate)
+        XCTAssertEqual(group.willAutoRenew, true)
+        XCTAssertEqual(group.renewalStateAsOf, world.clock.now)
+        XCTAssertEqual(group.originalTransactionID, transaction.originalID)
+
+        try await world.store.cancelSubscription(productID: Catalog.monthly)
+        world.clock.advance(by: 60)
+        details = try await engine.subscriptionDetails(user: "alice")
+        group = try XCTUnwrap(details[Catalog.group])
+        XCTAssertEqual(group.willAutoRenew, false, "cancelled: it ends at the expiration date")
+        XCTAssertEqual(group.status, .subscribed)
+        // Remembered: customer info, which never asks the store, now knows it too.
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.subscriptions[Catalog.group]?.willAutoRenew, false)
+        let status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status, [Catalog.group: .subscribed])
+    }
+
+    func testAGracePeriodShowsWithItsEndAndKeepsAccess() async throws {
+        let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+        let engine = try await world.engine(configuration(world))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+        await world.store.simulateBillingIssue(productID: Catalog.monthly)
+        world.clock.advance(to: expiration.addingTimeInterval(60))
+        await world.store.processRenewals()
+        await engine.waitUntilIdle()
+        let info = try await engine.refreshCustomerInfo(user: "alice")
+        let group = try XCTUnwrap(info.subscriptions[Catalog.group])
+        XCTAssertEqual(group.status, .inGracePeriod)
+        XCTAssertEqual(group.willAutoRenew, true)
+        let graceEnd = try XCTUnwrap(group.gracePeriodExpirationDate)
+        XCTAssertGreaterThan(graceEnd, world.clock.now)
+        XCTAssertTrue(info.isEntitled(to: Catalog.monthly), "a grace period keeps access")
+        XCTAssertEqual(info.activeSubscriptions.keys.sorted(), [Catalog.group])
+
+        world.clock.advance(to: graceEnd.addingTimeInterval(1))
+        let later = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(later.subscriptions[Catalog.group]?.status, .inBillingRetry, "the remembered grace period has ended")
+        XCTAssertFalse(later.isEntitled(to: Catalog.monthly))
+    }
+
+    func testARememberedGracePeriodKeepsAccessWhenTheStoreGoesOffline() async throws {
+        let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+        let queue = OfflineQueue(base: world.store, offline: false)
+        let engine = try await world.engine(configuration(world, queue: queue))
+        try await buy(engine, Catalog.monthly)
+        let stored = await world.orders.orders(forUser: "alice")
+        let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+        await world.store.simulateBillingIssue(productID: Catalog.monthly)
+        world.clock.advance(to: expiration.addingTimeInterval(60))
+        await world.store.processRenewals()
+        await engine.waitUntilIdle()
+        var entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "the store says: grace period")
+
+        queue.isOffline.withLock { $0 = true }
+        entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "offline, the grace period the store gave last still counts")
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.subscriptions[Catalog.group]?.status, .inGracePeriod)
+        let status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status, [Catalog.group: .inGracePeriod])
+    }
+
+    @MainActor
+    func testTheCompletionVariantCallsBackOnTheMainActor() async throws {
+        let world = World()
+        let engine = try await world.engine(world.configuration())
+        _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
+        await engine.waitUntilIdle()
+        let answered = expectation(description: "customer info")
+        engine.customerInfo(user: "alice") { result in
+            MainActor.assertIsolated()
+            XCTAssertTrue(Thread.isMainThread)
+            XCTAssertEqual((try? result.get())?.entitlements.map(\.productID), [Catalog.pro])
+            answered.fulfill()
+        }
+        await fulfillment(of: [answered], timeout: 30)
+
+        let broken = try await world.engine(world.configuration(store: UnreadableStore()))
+        let failed = expectation(description: "customer info failure")
+        broken.customerInfo(user: "alice") { result in
+            XCTAssertTrue(Thread.isMainThread)
+            if case .failure(let error) = result {
+                XCTAssertEqual(error.code, .persistenceReadFailed)
+            } else {
+                XCTFail("an unreadable store answered \(result)")
+            }
+            failed.fulfill()
+        }
+        await fulfillment(of: [failed], timeout: 30)
+    }
+}
+
+/// The store out of reach while `isOffline` (from the start): every call
+/// fails at once, and is counted. Online, it passes calls to the simulated store.
+final class OfflineQueue: PaymentQueue {
+    let base: SimulatedPaymentQueue
+    let isOffline = Locked(true)
+    let calls = Locked(0)
+    let productCalls = Locked(0)
+
+    init(base: SimulatedPaymentQueue, offline: Bool = true) {
+        self.base = base
+        isOffline.withLock { $0 = offline }
+    }
+
+    private var online: Bool { !isOffline.withLock { $0 } }
+
+    private func unavailable() -> PurchaseKitError {
+        calls.withLock { $0 += 1 }
+        return PurchaseKitError(.storeUnavailable, "offline", advice: "")
+    }
+
+    func products(for identifiers: Set<String>) async throws -> ProductsResponse {
+        if online { return try await base.products(for: identifiers) }
+        productCalls.withLock { $0 += 1 }
+        throw unavailable()
+    }
+    func canMakePayments() async -> Bool { online ? await base.canMakePayments() : false }
+    func add(_ payment: Payment) async throws {
+        guard online else { throw unavailable() }
+        try await base.add(payment)
+    }
+    func finish(transactionID: String) async throws {
+        guard online else { throw unavailable() }
+        try await base.finish(transactionID: transactionID)
+    }
+    func restoreCompletedTransactions() async throws -> [StoreTransaction] {
+        guard online else { throw unavailable() }
+        return try await base.restoreCompletedTransactions()
+    }
+    func attach(_ observer: any PaymentQueueObserver) async {
+        if online { await base.attach(observer) }
+    }
+    func revokedTransactions() async throws -> [StoreTransaction] {
+        guard online else { throw unavailable() }
+        return try await base.revokedTransactions()
+    }
+    func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
+        if online { return await base.renewalState(forOriginalTransactionID: originalTransactionID) }
+        _ = unavailable()
+        return nil
+    }
+}
+
+/// An order store that cannot be read.
+struct UnreadableStore: OrderStore {
+    private func fail() -> PurchaseKitError { PurchaseKitError(.persistenceReadFailed, "unreadable", advice: "") }
+    func save(_ order: Order) async throws { throw fail() }
+    func loadOpenOrders() async throws -> OrderLoadReport { OrderLoadReport(orders: []) }
+    func openOrders(forUser userID: String) async throws -> [Order] { throw fail() }
+    func orders(forUser userID: String) async throws -> [Order] { throw fail() }
+    func order(id: String) async throws -> Order? { throw fail() }
+    func order(transactionID: String) async throws -> Order? { throw fail() }
+    func order(token: String) async throws -> Order? { throw fail() }
+    func archive(orderID: String) async throws { throw fail() }
+    func remove(orderID: String) async throws { throw fail() }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// What the store said about a subscription's renewal, kept by the order
+/// store: an offline launch still knows a grace period and whether it renews.
+final class RenewalStateKeepingTests: XCTestCase {
+    private enum Kind: String, CaseIterable { case memory, file, journal }
+
+    private func open(_ kind: Kind, _ directory: URL, memory: InMemoryOrderStore, clock: any PurchaseClock) throws -> any OrderStore {
+        switch kind {
+        case .memory: return memory
+        case .file: return try FileOrderStore(directory: directory, configuration: .init(clock: clock))
+        case .journal: return try JournalOrderStore(directory: directory, configuration: .init(clock: clock, snapshotThreshold: 256))
+        }
+    }
+
+    func testAnOfflineLaunchKnowsTheGracePeriodTheStoreGaveBefore() async throws {
+        for kind in Kind.allCases {
+            let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+            let directory = try makeTemporaryDirectory(self)
+            let first = try open(kind, directory, memory: world.orders, clock: world.clock)
+            let engine = try await world.engine(world.configuration(store: first))
+            _ = try await engine.purchase(productID: Catalog.monthly, user: "alice")
+            await engine.waitUntilIdle()
+            let stored = try await first.orders(forUser: "alice")
+            let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+            await world.store.simulateBillingIssue(productID: Catalog.monthly)
+            world.clock.advance(to: expiration.addingTimeInterval(60))
+            await world.store.processRenewals()
+            await engine.waitUntilIdle()
+            let online = try await engine.refreshCustomerInfo(user: "alice")
+            let told = world.clock.now
+            XCTAssertEqual(online.subscriptions[Catalog.group]?.status, .inGracePeriod, "\(kind)")
+            await (first as? JournalOrderStore)?.close()
+
+            // A cold launch an hour later, offline.
+            world.clock.advance(by: 3600)
+            let store = try open(kind, directory, memory: world.orders, clock: world.clock)
+            let offline = OfflineQueue(base: world.store)
+            let relaunched = try await world.engine(world.configuration(store: store, queue: offline))
+            let info = try await relaunched.customerInfo(user: "alice")
+            let group = try XCTUnwrap(info.subscriptions[Catalog.group], "\(kind)")
+            XCTAssertEqual(group.status, .inGracePeriod, "\(kind)")
+            XCTAssertEqual(group.willAutoRenew, true, "\(kind)")
+            XCTAssertEqual(group.renewalStateAsOf, told, "\(kind)")
+            XCTAssertNotNil(group.gracePeriodExpirationDate, "\(kind)")
+            XCTAssertTrue(info.isEntitled(to: Catalog.monthly), "\(kind): the grace period keeps access offline")
+            let entitlements = try await relaunched.entitlements(user: "alice")
+            XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "\(kind)")
+            await (store as? JournalOrderStore)?.close()
+        }
+    }
+
+    func testTheStoresKeepTheNewestStatePerSubscriptionThroughSnapshotsAndImport() async throws {
+        let t0 = testEpoch
+        func record(_ original: String, _ state: SubscriptionRenewalState, _ seconds: TimeInterval, user: String = "alice") -> RenewalStateRecord {
+            RenewalStateRecord(userID: user, originalTransactionID: original, state: state, asOf: t0.addingTimeInterval(seconds))
+        }
+        let grace = SubscriptionRenewalState.inGracePeriod(until: t0.addingTimeInterval(500))
+        let fileDirectory = try makeTemporaryDirectory(self)
+        let journalDirectory = try makeTemporaryDirectory(self)
+        let stores: [(String, () throws -> any OrderStore)] = [
+            ("FileOrderStore", { try makeStore(fileDirectory) }),
+            ("JournalOrderStore", { try makeJournalStore(journalDirectory, snapshotThreshold: 1) }),
+        ]
+        for (name, open) in stores {
+            let store = try open()
+            try await store.saveRenewalState(record("o-1", .active(willRenew: true), 10))
+            try await store.saveRenewalState(record("o-1", grace, 20))
+            try await store.saveRenewalState(record("o-1", .expired, 5))  // older: ignored
+            try await store.saveRenewalState(record("o-2", .active(willRenew: false), 30))
+            try await store.saveRenewalState(record("o-3", .inBillingRetry, 40, user: "bob"))
+            await (store as? JournalOrderStore)?.close()
+            let reopened = try open()
+            let alice = try await reopened.renewalStates(forUser: "alice")
+            XCTAssertEqual(alice, [record("o-1", grace, 20), record("o-2", .active(willRenew: false), 30)], name)
+            let bob = try await reopened.renewalStates(forUser: "bob")
+            XCTAssertEqual(bob, [record("o-3", .inBillingRetry, 40, user: "bob")], name)
+            await (reopened as? JournalOrderStore)?.close()
+        }
+        // The journal imports them from a FileOrderStore folder.
+        let imported = try JournalOrderStore(directory: fileDirectory)
+        let kept = try await imported.renewalStates(forUser: "alice")
+        XCTAssertEqual(kept.map(\.state), [grace, .active(willRenew: false)])
+        await imported.close()
+    }
+}

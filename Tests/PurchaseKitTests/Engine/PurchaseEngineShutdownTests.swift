@@ -1,0 +1,83 @@
+import Foundation
+import PurchaseKit
+import PurchaseKitSimulator
+import XCTest
+
+/// `shutdown()`: timers, work and streams end, waiting calls are answered,
+/// and nothing paid is lost (the next engine delivers it).
+final class PurchaseEngineShutdownTests: XCTestCase {
+    private func waitingEngine(_ world: World, users: [String]) async throws -> (PurchaseEngine, [Task<PurchaseResult, any Error>]) {
+        var configuration = world.configuration(storeTimeout: 30, verificationTimeout: 10)
+        configuration.paymentExpiry = 3_600
+        let engine = try await world.engine(configuration)
+        await world.store.setHoldsUpdates(true)
+        let events = await engine.events()
+        let calls = users.map { user in
+            Task { try await engine.purchase(productID: Catalog.coins, user: user) }
+        }
+        var purchasing = 0
+        for await event in events {
+            if case .orderChanged(let order, _) = event, order.status == .purchasing { purchasing += 1 }
+            if purchasing == users.count { break }
+        }
+        await engine.waitUntilIdle()
+        return (engine, calls)
+    }
+
+    func testShutdownAnswersWaitingCallsEndsStreamsAndLeavesNoTimer() async throws {
+        let world = World()
+        let (engine, calls) = try await waitingEngine(world, users: ["alice", "bob"])
+        XCTAssertEqual(world.clock.pendingSleepers, 1, "the engine's timers are set")
+        let stream = await engine.events()
+
+        await engine.shutdown()
+
+        for call in calls {
+            do {
+                let result = try await call.value
+                XCTFail("a waiting call must be answered with an error, got \(result)")
+            } catch let error as PurchaseKitError {
+                XCTAssertEqual(error.code, .engineShutDown)
+            }
+        }
+        XCTAssertEqual(world.clock.pendingSleepers, 0, "no timer outlives the engine")
+        let retries = await engine.scheduledRetries
+        XCTAssertTrue(retries.isEmpty)
+        var eventsAfter = 0
+        for await _ in stream { eventsAfter += 1 }  // ends: the stream finished
+        XCTAssertEqual(eventsAfter, 0)
+
+        do {
+            _ = try await engine.purchase(productID: Catalog.coins, user: "carol")
+            XCTFail("a purchase after shutdown must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+        do {
+            _ = try await engine.restorePurchases(user: "alice")
+            XCTFail("a restore after shutdown must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+        await engine.shutdown() // twice changes nothing
+    }
+
+    func testAPaymentTakenBeforeShutdownIsDeliveredOnceByTheNextEngine() async throws {
+        let world = World()
+        let (engine, calls) = try await waitingEngine(world, users: ["alice"])
+        await engine.shutdown()
+        _ = try? await calls[0].value
+        // The store answers now, to the engine that was shut down: it takes nothing on.
+        await world.store.releaseHeldUpdates()
+        let stored = await world.orders.loadOpenOrders().orders
+        XCTAssertEqual(stored.map(\.status), [.purchasing], "nothing was saved after shutdown")
+
+        let next = try await world.engine()
+        await next.waitUntilIdle()
+        let credits = await world.creditCounts()
+        XCTAssertEqual(credits.count, 1)
+        XCTAssertEqual(credits.values.first, 1, "delivered once, by the next engine")
+        let balance = try await next.consumableBalance(user: "alice")
+        XCTAssertEqual(balance[Catalog.coins], 1)
+    }
+}
