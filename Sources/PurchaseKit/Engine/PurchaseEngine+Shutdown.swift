@@ -10,7 +10,8 @@ extension PurchaseEngine {
     /// transaction not yet finished stays with the store, which replays it to
     /// the next engine's ``start()``. After this, store updates are left for
     /// that next engine, and ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
-    /// and ``restorePurchases(user:)`` throw ``PurchaseKitError/Code/engineShutDown``.
+    /// ``restorePurchases(user:)`` and ``spend(_:of:user:spendID:)`` throw
+    /// ``PurchaseKitError/Code/engineShutDown``.
     /// Calling it again does nothing.
     public func shutdown() {
         guard !isShutDown else { return }

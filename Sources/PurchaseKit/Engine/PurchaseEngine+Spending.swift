@@ -39,6 +39,7 @@ extension PurchaseEngine {
         let lockKey = "\u{0}spend\u{0}" + userID
         await lockOrder(lockKey)
         defer { unlockOrder(lockKey) }
+        try ensureRunning()
         let spends = try await storedSpends(of: userID)
         if let earlier = spends.first(where: { $0.id == spendID }) {
             guard earlier.balanceKey == balanceKey, earlier.amount == amount else {

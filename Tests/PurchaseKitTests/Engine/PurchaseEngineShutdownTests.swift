@@ -59,6 +59,12 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         } catch let error as PurchaseKitError {
             XCTAssertEqual(error.code, .engineShutDown)
         }
+        do {
+            _ = try await engine.spend(1, of: Catalog.coins, user: "alice", spendID: "after-shutdown")
+            XCTFail("a spend after shutdown must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
         await engine.shutdown() // twice changes nothing
     }
 
