@@ -4,7 +4,7 @@
 /// result; a thrown error arrives as `.failure`. Calls made one after the
 /// other may complete in another order, as the async calls would.
 extension PurchaseEngine {
-    /// ``purchase(productID:user:quantity:metadata:)`` with a completion
+    /// ``purchase(productID:user:quantity:metadata:promotionalOffer:)`` with a completion
     /// handler called on the main actor.
     public nonisolated func purchase(
         productID: String, user userID: String, quantity: Int = 1, metadata: [String: String] = [:],

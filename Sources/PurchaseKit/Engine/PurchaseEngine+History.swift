@@ -12,8 +12,10 @@ extension PurchaseEngine {
     /// store, so it survives relaunches; archived orders keep their
     /// transaction (a durable store may drop their receipt and metadata).
     ///
-    /// - Parameter paidOnly: true leaves out orders without a store
-    ///   transaction (cancelled, failed, waiting): the user's transactions.
+    /// - Parameters:
+    ///   - userID: Whose orders.
+    ///   - paidOnly: true leaves out orders without a store transaction
+    ///     (cancelled, failed, waiting): the user's transactions.
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func history(user userID: String, paidOnly: Bool = false) async throws -> [Order] {
         let stored: [Order]

@@ -61,7 +61,7 @@ extension PurchaseEngine {
     /// started, and its outcome arrives as events.
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no deferred
-    ///   intent has this id; otherwise what ``purchase(productID:user:quantity:metadata:)`` throws.
+    ///   intent has this id; otherwise what ``purchase(productID:user:quantity:metadata:promotionalOffer:)`` throws.
     public func resumePromotedPurchase(id: String, user userID: String) async throws -> PurchaseResult {
         guard let index = promotions.deferred.firstIndex(where: { $0.id == id }) else {
             throw PurchaseKitError(.orderNotFound, "There is no deferred promoted purchase '\(id)'.",
