@@ -40,7 +40,7 @@ extension PurchaseEngine {
                 switch action {
                 case .persist:
                     guard await persist(step.order, previous: order) else {
-                        answerAfterFailedSave(attempted: step.order)
+                        answerAfterFailedSave(attempted: step.order, saved: order)
                         return
                     }
                 case .verify:
@@ -73,10 +73,13 @@ extension PurchaseEngine {
     /// A save failed, so the order did not move. The purchase call waiting on
     /// it is answered now rather than left to its timeout: a paid order is
     /// safe with the store, which replays its unfinished transaction at the
-    /// next launch or retry trigger.
-    private func answerAfterFailedSave(attempted: Order) {
+    /// next launch or retry trigger. An order whose delivery is saved was
+    /// credited: only a later record (`completed`) failed, and launch redoes it.
+    private func answerAfterFailedSave(attempted: Order, saved: Order) {
         guard waiters[attempted.id] != nil else { return }
-        if attempted.transaction != nil {
+        if saved.status == .delivered || saved.status == .completed {
+            resolveWaiter(orderID: attempted.id, with: .success(.success(saved)))
+        } else if attempted.transaction != nil {
             resolveWaiter(orderID: attempted.id, with: .success(.pending(attempted, .deliveryRetrying)))
         } else {
             resolveWaiter(orderID: attempted.id, with: .failure(PurchaseKitError(

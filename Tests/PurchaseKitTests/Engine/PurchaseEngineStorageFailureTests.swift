@@ -22,6 +22,21 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
         XCTAssertEqual(Array(credits.values), [1])
     }
 
+    /// The delivery is saved, then the `completed` record fails: the user was
+    /// credited, so the call says so (it once answered "delivery retrying").
+    func testAFailedSaveAfterTheDeliveryStillAnswersSuccess() async throws {
+        let world = World()
+        let failing = FailingSaves(base: world.orders, failingStatuses: [.completed])
+        let engine = try await world.engine(world.configuration(store: failing))
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .success(let order) = result else { return XCTFail("\(result)") }
+        XCTAssertEqual(order.status, .delivered)
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.status, .delivered, "the delivery is what was saved")
+        let credits = await world.creditCounts()
+        XCTAssertEqual(Array(credits.values), [1])
+    }
+
     func testAFailedSaveBeforePaymentChargesNothing() async throws {
         let world = World()
         let failing = FailingSaves(base: world.orders, failingStatuses: [.purchasing])
