@@ -29,7 +29,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
             /// Buy it at once; it becomes a `storeInitiated` order of the current user.
             case buy
             /// Ask first (for instance, to wait until onboarding is done); true buys.
-            case ask(@Sendable (PurchaseKit.Product) async -> Bool)
+            case ask(@Sendable (PurchaseKit.StoreProduct) async -> Bool)
             /// Do not buy.
             case ignore
             /// Hand the intent to the engine's promoted-purchase handler
@@ -87,7 +87,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
             throw PurchaseKitError(.productRequestFailed, "The App Store could not load the products.",
                                    advice: "Check the network and try again.", underlying: error)
         }
-        var products: [PurchaseKit.Product] = []
+        var products: [PurchaseKit.StoreProduct] = []
         var found: Set<String> = []
         for snapshot in snapshots where identifiers.contains(snapshot.id) && !found.contains(snapshot.id) {
             guard let product = StoreKitMapping.product(snapshot) else { continue }

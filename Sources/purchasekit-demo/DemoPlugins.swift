@@ -109,7 +109,7 @@ struct LedgerVerifier: ReceiptVerifier {
     let server: SimulatedReceiptServer
     let backend: Backend
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         let result = try await server.verify(request)
         switch result {
         case .delivered, .alreadyDelivered:

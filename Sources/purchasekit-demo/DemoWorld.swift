@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// One run of the demo app on a saved story: the simulated store and server,
@@ -23,7 +23,7 @@ struct DemoWorld: Sendable {
     let engine: PurchaseEngine
     let timeline: Timeline
     let printer: TimelinePrinter
-    let products: [Product]
+    let products: [StoreProduct]
 
     /// The exit status of a simulated crash.
     static let crashExitCode: Int32 = 3
@@ -81,11 +81,12 @@ struct DemoWorld: Sendable {
                 _exit(DemoWorld.crashExitCode)
             }
         }
-        let engine = try PurchaseEngine(configuration: PurchaseEngine.Configuration(
+        var configuration = PurchaseEngine.Configuration(
             paymentQueue: queue, receiptVerifier: LedgerVerifier(server: server, backend: backend),
             orderStore: ordersForEngine, orderGenerator: BackendOrderGenerator(backend: backend), clock: clock,
-            storeTimeout: nil, verificationTimeout: nil,
-            jitterSeed: 1)) // the story on the manual clock tells the same retry times every run
+            limits: .init(storeTimeout: nil, verificationTimeout: nil))
+        configuration.jitterSeed = 1 // the story on the manual clock tells the same retry times every run
+        let engine = try PurchaseEngine(configuration: configuration)
         let products = await store.catalogProducts()
         let timeline = await Timeline(engine: engine)
         let printer = TimelinePrinter(terminal: terminal,
@@ -133,7 +134,7 @@ struct DemoWorld: Sendable {
     }
 
     /// The product with this id, or a failure naming the known ones.
-    func product(_ id: String) throws -> Product {
+    func product(_ id: String) throws -> StoreProduct {
         guard let product = products.first(where: { $0.id == id }) else {
             throw DemoError(message: "The store sells no product '\(id)'. Known products: "
                 + products.map(\.id).joined(separator: ", ") + ".")

@@ -18,7 +18,7 @@ enum JSONOutput {
         var subscriptionGroup: String?
         var introductoryOffer: String?
 
-        init(_ product: Product) {
+        init(_ product: StoreProduct) {
             id = product.id
             type = product.type.rawValue
             displayName = product.displayName

@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// Collects the engine's events between checkpoints, so that the timeline is
 /// printed in one piece, in order, after each step, and never interleaves

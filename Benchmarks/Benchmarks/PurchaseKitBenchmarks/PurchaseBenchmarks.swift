@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// Items 1, 2 and 5 of the benchmark plan: end-to-end simulated purchases,
 /// one at a time and 64 in flight, on each order store.

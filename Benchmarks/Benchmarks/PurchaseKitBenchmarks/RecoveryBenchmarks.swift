@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// Item 3 of the benchmark plan: launch recovery with 10,000 and 100,000
 /// stored open orders, on each store.

@@ -1,6 +1,6 @@
 import Benchmark
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// Item 4 of the benchmark plan: one save with 1,000 and with 100,000 orders
 /// stored. `FileOrderStore` writes one file per order and keeps an index in
@@ -37,8 +37,7 @@ enum SaveBenchmarks {
                 teardown: { fixture.value.remove(); fixture.clear(); store.clear() })
         ) { benchmark in
             do {
-                var order = Fixtures.restingOrder(benchmark.currentIteration % count)
-                order.updatedAt = Date()
+                let order = Fixtures.restingOrder(benchmark.currentIteration % count).fixture(updatedAt: Date())
                 try await store.value.save(order)
             } catch {
                 benchmark.error("\(error)")

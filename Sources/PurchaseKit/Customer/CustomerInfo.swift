@@ -22,7 +22,7 @@ public struct CustomerInfo: Sendable, Hashable {
     /// Every non-renewing subscription product the user bought, with its expiry, by product id.
     public var nonRenewingSubscriptions: [String: NonRenewingSubscription]
     /// Units of each consumable balance left, by product id (or by the balance
-    /// key ``PurchaseEngine/Configuration/consumableCredits`` gives it): delivered units (revoked
+    /// key ``PurchaseEngine/Configuration/Policies/consumableCredits`` gives it): delivered units (revoked
     /// ones not counted) minus the units spent, zero when that is below zero
     /// (units refunded after they were spent are made up by later purchases).
     public var consumableBalances: [String: Int]
@@ -93,9 +93,9 @@ public struct SubscriptionGroupStatus: Sendable, Hashable {
 /// A non-renewing subscription the user bought, and when it runs out.
 ///
 /// The App Store does not time non-renewing subscriptions: the app does. Its
-/// length is ``PurchaseEngine/Configuration/nonRenewingDurations`` for the
+/// length is ``PurchaseEngine/Configuration/Policies/nonRenewingDurations`` for the
 /// product, else the period the store's catalog gives the product
-/// (``Product/subscription``). Purchases of one product run one after the
+/// (``StoreProduct/subscription``). Purchases of one product run one after the
 /// other: each starts when it was bought or when the previous one ends,
 /// whichever is later, and lasts the length times its quantity.
 public struct NonRenewingSubscription: Sendable, Hashable {

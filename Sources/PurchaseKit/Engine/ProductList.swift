@@ -3,38 +3,38 @@
 /// did not know.
 public struct ProductList: Sendable, Hashable {
     /// Every product found, sorted by id.
-    public var products: [Product]
+    public var products: [StoreProduct]
     /// The identifiers asked for that the store does not sell (unknown, or
     /// removed from sale), sorted. Never silently dropped: show them in a
     /// debug build, they are usually a typo or a product not yet approved.
     public var invalidProductIDs: [String]
 
     /// Creates a list; `products` and `invalidProductIDs` are sorted.
-    public init(products: [Product], invalidProductIDs: [String]) {
+    public init(products: [StoreProduct], invalidProductIDs: [String]) {
         self.products = products.sorted { $0.id < $1.id }
         self.invalidProductIDs = invalidProductIDs.sorted()
     }
 
     /// The product with this id, when it was found.
-    public subscript(id: String) -> Product? {
+    public subscript(id: String) -> StoreProduct? {
         products.first { $0.id == id }
     }
 
     /// The consumables, by id.
-    public var consumables: [Product] { products.filter { $0.type == .consumable } }
+    public var consumables: [StoreProduct] { products.filter { $0.type == .consumable } }
     /// The non-consumables, by id.
-    public var nonConsumables: [Product] { products.filter { $0.type == .nonConsumable } }
+    public var nonConsumables: [StoreProduct] { products.filter { $0.type == .nonConsumable } }
     /// The non-renewing subscriptions, by id.
-    public var nonRenewables: [Product] { products.filter { $0.type == .nonRenewable } }
+    public var nonRenewables: [StoreProduct] { products.filter { $0.type == .nonRenewable } }
     /// The auto-renewable subscriptions, by group.
-    public var autoRenewables: [Product] { products.filter { $0.type == .autoRenewable } }
+    public var autoRenewables: [StoreProduct] { products.filter { $0.type == .autoRenewable } }
 
     /// The auto-renewable subscriptions grouped by subscription group, groups
     /// sorted by id. An auto-renewable product that carries no subscription
     /// facts (a store that did not describe it) is in ``autoRenewables`` but
     /// in no group.
     public var subscriptionGroups: [SubscriptionGroup] {
-        var byGroup: [String: [Product]] = [:]
+        var byGroup: [String: [StoreProduct]] = [:]
         for product in autoRenewables {
             guard let groupID = product.subscription?.groupID else { continue }
             byGroup[groupID, default: []].append(product)
@@ -57,10 +57,10 @@ public struct SubscriptionGroup: Sendable, Hashable, Identifiable {
     public var name: String?
     /// The group's products, highest level of service first (`groupLevel` 1),
     /// then by id; products without a level come last.
-    public var products: [Product]
+    public var products: [StoreProduct]
 
     /// Creates a group; `products` are sorted by level, then id.
-    public init(id: String, name: String? = nil, products: [Product]) {
+    public init(id: String, name: String? = nil, products: [StoreProduct]) {
         self.id = id
         self.name = name
         self.products = products.sorted {

@@ -131,7 +131,7 @@ extension PurchaseEngine {
     }
 
     /// Asks the verifier, within the configured time. Anything thrown is "try later".
-    private func verify(_ order: Order) async -> VerificationResult {
+    private func verify(_ order: Order) async -> ReceiptVerdict {
         guard let transaction = order.transaction else { return .retryLater(reason: "no transaction") }
         counters.verificationCalls += 1
         let verifier = configuration.receiptVerifier

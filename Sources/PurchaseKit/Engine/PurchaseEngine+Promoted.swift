@@ -17,7 +17,7 @@ public enum PromotedPurchaseDecision: Sendable, Hashable {
 }
 
 /// Decides a promoted purchase. It may show UI, but answer `.defer` rather
-/// than wait long: ``PurchaseEngine/waitUntilIdle()`` waits for it.
+/// than wait long: the engine waits for the decision as its own work.
 public typealias PromotedPurchaseHandler = @Sendable (PromotedPurchaseIntent) async -> PromotedPurchaseDecision
 
 /// The engine's promoted-purchase state: the app's handler and the intents it deferred.
@@ -88,9 +88,9 @@ extension PurchaseEngine {
         log(.info, "A deferred promoted purchase was declined", ["intent": intent.id, "productID": intent.productID])
     }
 
-    /// The store hands over an intent (the ``PaymentQueueObserver`` side).
+    /// The store hands over an intent (through its ``EngineQueueObserver``).
     /// The decision runs as engine work, so the store is not held while the app decides.
-    public func paymentQueue(didReceive intent: PromotedPurchaseIntent) async {
+    func paymentQueue(didReceive intent: PromotedPurchaseIntent) async {
         log(.info, "The store asks for a promoted purchase", ["intent": intent.id, "productID": intent.productID])
         spawn { engine in await engine.decide(intent) }
     }

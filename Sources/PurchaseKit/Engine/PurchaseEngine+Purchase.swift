@@ -171,7 +171,7 @@ extension PurchaseEngine {
     }
 
     /// Loads a product (cached), turning unknown ids into a typed error.
-    func loadProduct(_ productID: String) async throws -> Product {
+    func loadProduct(_ productID: String) async throws -> StoreProduct {
         if let product = products[productID] { return product }
         let response: ProductsResponse
         do {

@@ -59,7 +59,7 @@ extension PurchaseEngine {
     }
 
     /// Units left in each consumable balance of the user, by product id (or by
-    /// the balance key ``Configuration/consumableCredits`` gives a product):
+    /// the balance key ``Configuration/Policies/consumableCredits`` gives a product):
     /// delivered units (revoked purchases not counted, each unit counted as the
     /// credits say) minus the units spent with ``spend(_:of:user:spendID:)``,
     /// never below zero. Answered from the stored orders and spends, whatever
@@ -162,5 +162,21 @@ extension PurchaseEngine {
                 ["productIDs": guessed.sorted().joined(separator: ",")])
         }
         return facts
+    }
+}
+
+extension PurchaseEngine {
+    /// The user's subscription orders that a later purchase in the same group
+    /// replaced, judged over every paid order of the user, refunded ones
+    /// included: an upgrade that is refunded later does not bring back the
+    /// plan it replaced, whose rest the store refunded at the upgrade. Call it
+    /// after `productFacts(for:)` has loaded the catalog the answer needs.
+    func supersededSubscriptionOrders(of userID: String) async throws -> Set<String> {
+        let paid = try await allOrders(of: userID).filter {
+            $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked)
+        }
+        // The catalog as already loaded: the caller asked the store for what it
+        // lacked, and an order nobody describes is judged by what it shows.
+        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: clock.now)
     }
 }

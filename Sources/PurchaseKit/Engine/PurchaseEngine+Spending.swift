@@ -17,7 +17,7 @@ extension PurchaseEngine {
     /// - Parameters:
     ///   - amount: units to spend; at least 1.
     ///   - balanceKey: the balance: a consumable's product id, or the balance key
-    ///     ``Configuration/consumableCredits`` gives it.
+    ///     ``Configuration/Policies/consumableCredits`` gives it.
     ///   - userID: the user.
     ///   - spendID: the caller's id for this spend, unique per user (a UUID, or
     ///     the id of the thing bought with the units). Reuse it only to retry.

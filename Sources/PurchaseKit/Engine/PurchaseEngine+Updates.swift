@@ -1,13 +1,13 @@
 import Foundation
 
 extension PurchaseEngine {
-    /// Receives the store's updates (the ``PaymentQueueObserver`` side). Each
+    /// Receives the store's updates (through its ``EngineQueueObserver``). Each
     /// update is matched to its order and the order is saved before this
     /// returns; verification runs afterwards as engine work. Updates that
     /// could touch the same order are handled one at a time,
     /// so two transactions can never be matched to the same order; updates of
     /// different payments go side by side.
-    public func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
+    func paymentQueue(didUpdate updates: [TransactionUpdate]) async {
         // Shut down: the store keeps what is not finished for the next engine.
         guard !isShutDown else { return }
         for update in updates {

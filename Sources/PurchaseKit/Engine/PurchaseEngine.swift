@@ -15,7 +15,7 @@ import Foundation
 /// Decisions live in ``OrderStateMachine`` and ``Reconciler``; the engine
 /// performs their actions (persist first, then talk to the verifier or the
 /// store) and never moves an order outside ``OrderTransitionTable``.
-public actor PurchaseEngine: PaymentQueueObserver {
+public actor PurchaseEngine {
     let configuration: Configuration
     let machine: OrderStateMachine
     var random: SeededRandomNumberGenerator
@@ -27,7 +27,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
     var isShutDown = false
     var currentUserID: String?
-    var products: [String: Product] = [:]
+    var products: [String: StoreProduct] = [:]
 
     var orderLocks = KeyedLocks()
     var updateGate = UpdateGate()
@@ -43,12 +43,15 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var sleeperSerial: UInt64 = 0
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
+    /// What the store reports to; it forwards to this engine.
+    let queueObserver = EngineQueueObserver()
     var promotions = PromotedPurchaseBook()
     /// Customer info subscribers and the renewal states last heard from the store.
     var customerWatch = CustomerWatch()
 
     /// Counts that show the engine kept its promises; the fault simulation reads them.
-    public struct Diagnostics: Sendable, Equatable {
+    /// A test hook: `@_spi(Testing) import PurchaseKit` to see it.
+    @_spi(Testing) public struct Diagnostics: Sendable, Equatable {
         /// Moves refused by the transition table. Always zero unless there is a bug.
         public var invalidTransitionsAttempted = 0
         /// Store updates ignored as duplicate, late or out of order.
@@ -86,8 +89,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     var store: any OrderStore { configuration.orderStore }
     var queue: any PaymentQueue { configuration.paymentQueue }
 
-    /// The engine's counters.
-    public var diagnostics: Diagnostics { counters }
+    /// The engine's counters (a test hook, `@_spi(Testing)`).
+    @_spi(Testing) public var diagnostics: Diagnostics { counters }
 
     /// The user new, unattributed purchases (another device, store-initiated)
     /// are credited to. Set it at login; nil when nobody is logged in.
@@ -101,7 +104,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// transactions a killed process left unfinished), and starts recovering:
     /// owed deliveries are retried, delivered transactions finished, resting
     /// orders archived. Returns once recovery has been started; await
-    /// ``waitUntilIdle()`` to wait for it to finish.
+    /// `waitUntilIdle()` (a test hook, `@_spi(Testing)`) to wait for it to finish.
     ///
     /// - Returns: the load report; documents that could not be read are in its `problems`.
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the store cannot be read at all.
@@ -143,7 +146,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     func attachToStore(within seconds: TimeInterval?) async {
         let attached = OneShot<Void>()
         spawn { engine in
-            await engine.queue.attach(engine)
+            engine.queueObserver.connect(engine)
+            await engine.queue.attach(engine.queueObserver)
             attached.resolve(.success(()))
         }
         var deadline: UInt64?
@@ -230,7 +234,7 @@ public actor PurchaseEngine: PaymentQueueObserver {
 
     // MARK: Logging
 
-    func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
+    func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String] = [:]) {
         let handler = configuration.logHandler
         guard level >= handler.minimumLevel else { return }
         handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: clock.now))
@@ -257,8 +261,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
     /// Returns when the engine has nothing left to do *now*: every delivery,
     /// finish and archive it started has ended, and every retry and store
     /// timeout whose time has come has run. Retries due later stay scheduled. Tests call this after
-    /// advancing a manual clock, instead of sleeping.
-    public func waitUntilIdle() async {
+    /// advancing a manual clock, instead of sleeping (a test hook, `@_spi(Testing)`).
+    @_spi(Testing) public func waitUntilIdle() async {
         while true {
             let now = clock.now
             // In a fixed order (not the dictionary's), so that a simulation
@@ -270,8 +274,8 @@ public actor PurchaseEngine: PaymentQueueObserver {
         }
     }
 
-    /// The dates of the retries scheduled, by order id.
-    public var scheduledRetries: [String: Date] {
+    /// The dates of the retries scheduled, by order id (a test hook, `@_spi(Testing)`).
+    @_spi(Testing) public var scheduledRetries: [String: Date] {
         timers.mapValues(\.deadline)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a purchase call ended. Failures are thrown as ``PurchaseKitError``.
 public enum PurchaseResult: Sendable, Equatable {
     /// Paid, delivered and finished. The order carries its transaction.
@@ -53,47 +55,4 @@ public enum PurchaseEvent: Sendable, Equatable {
     case restoreFailed(user: String, PurchaseKitError)
     /// A user's entitlements or consumable balance changed.
     case entitlementsChanged(user: String)
-}
-
-import Foundation
-
-/// Something the user owns now.
-public struct Entitlement: Sendable, Hashable {
-    /// The product.
-    public var productID: String
-    /// Its type (non-consumable or subscription).
-    public var productType: ProductType
-    /// The order that grants it.
-    public var orderID: String
-    /// The transaction that grants it.
-    public var transactionID: String
-    /// When a subscription period ends; nil for a non-consumable.
-    public var expirationDate: Date?
-}
-
-/// Where a user's subscription in one group stands. ``SubscriptionGroupStatus``
-/// adds its expiration date, whether it renews and the end of a grace period.
-public enum SubscriptionStatus: String, Sendable, Hashable, Codable {
-    /// Paid and current.
-    case subscribed
-    /// The period ended and it did not renew.
-    case expired
-    /// Renewal failed, but the store grants access for a grace period.
-    case inGracePeriod
-    /// Renewal failed and the store keeps trying to charge; no access.
-    case inBillingRetry
-    /// The store took it back.
-    case revoked
-}
-
-/// How a payment queue sees a subscription's renewal, when it can tell.
-public enum SubscriptionRenewalState: Sendable, Hashable {
-    /// Active; it renews (or not) at the end of the period.
-    case active(willRenew: Bool)
-    /// A renewal failed and the store keeps retrying; access continues until `until`.
-    case inGracePeriod(until: Date)
-    /// A renewal failed and the store keeps retrying; no access.
-    case inBillingRetry
-    /// Ended.
-    case expired
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How much a log line matters.
-public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable {
+public enum PurchaseLogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable {
     /// Every step, for following one purchase closely.
     case trace
     /// Detail for debugging: updates ignored as duplicates, say.
@@ -15,7 +15,7 @@ public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable
     /// Something that needs a look: a save that failed, a move the table refused.
     case error
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    public static func < (lhs: PurchaseLogLevel, rhs: PurchaseLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The lower-case name, for printing.
     public var name: String {
@@ -34,7 +34,7 @@ public enum LogLevel: Int, Sendable, Hashable, Codable, CaseIterable, Comparable
 /// puts receipts, signed payloads or order tokens in either.
 public struct LogRecord: Sendable, Hashable {
     /// How severe the line is.
-    public var level: LogLevel
+    public var level: PurchaseLogLevel
     /// What happened, in words; never a receipt or a token.
     public var message: String
     /// Named values (order id, status...), already redacted.
@@ -43,7 +43,7 @@ public struct LogRecord: Sendable, Hashable {
     public var date: Date
 
     /// Creates a log line.
-    public init(level: LogLevel, message: String, metadata: [String: String] = [:], date: Date) {
+    public init(level: PurchaseLogLevel, message: String, metadata: [String: String] = [:], date: Date) {
         self.level = level
         self.message = message
         self.metadata = metadata
@@ -53,28 +53,28 @@ public struct LogRecord: Sendable, Hashable {
 
 /// Where PurchaseKit's log lines go. Bridge it to `os.Logger` or swift-log in a
 /// few lines; see the integration guide.
-public protocol LogHandler: Sendable {
+public protocol PurchaseLogHandler: Sendable {
     /// Lines below this level are not built at all.
-    var minimumLevel: LogLevel { get }
+    var minimumLevel: PurchaseLogLevel { get }
     /// Receives one line.
     func log(_ record: LogRecord)
 }
 
 /// Drops every line.
-public struct SilentLogHandler: LogHandler {
+public struct SilentLogHandler: PurchaseLogHandler {
     /// Creates a handler that drops everything.
     public init() {}
-    public var minimumLevel: LogLevel { .error }
+    public var minimumLevel: PurchaseLogLevel { .error }
     public func log(_ record: LogRecord) {}
 }
 
 /// Calls a closure for each line at or above a level.
-public struct ClosureLogHandler: LogHandler {
-    public let minimumLevel: LogLevel
+public struct ClosureLogHandler: PurchaseLogHandler {
+    public let minimumLevel: PurchaseLogLevel
     private let body: @Sendable (LogRecord) -> Void
 
     /// Creates a handler that passes each line at `minimumLevel` or above to `body`.
-    public init(minimumLevel: LogLevel = .info, _ body: @escaping @Sendable (LogRecord) -> Void) {
+    public init(minimumLevel: PurchaseLogLevel = .info, _ body: @escaping @Sendable (LogRecord) -> Void) {
         self.minimumLevel = minimumLevel
         self.body = body
     }
@@ -83,12 +83,12 @@ public struct ClosureLogHandler: LogHandler {
 }
 
 /// Keeps the lines in memory, for tests and diagnostics.
-public final class RecordingLogHandler: LogHandler {
-    public let minimumLevel: LogLevel
+public final class RecordingLogHandler: PurchaseLogHandler {
+    public let minimumLevel: PurchaseLogLevel
     private let lines = Locked<[LogRecord]>([])
 
     /// Creates a handler that keeps every line at `minimumLevel` or above.
-    public init(minimumLevel: LogLevel = .trace) { self.minimumLevel = minimumLevel }
+    public init(minimumLevel: PurchaseLogLevel = .trace) { self.minimumLevel = minimumLevel }
 
     public func log(_ record: LogRecord) { lines.withLock { $0.append(record) } }
 

@@ -9,7 +9,7 @@ public struct ConsumableSpend: Sendable, Hashable, Codable {
     /// The user whose balance it came from.
     public var userID: String
     /// The balance it came from: a consumable's product id, or the balance key
-    /// the configuration gives it (``PurchaseEngine/Configuration/consumableCredits``).
+    /// the configuration gives it (``PurchaseEngine/Configuration/Policies/consumableCredits``).
     public var balanceKey: String
     /// How many units were spent; at least 1.
     public var amount: Int

@@ -17,55 +17,55 @@ public struct Order: Sendable, Hashable, Identifiable {
     public static let maximumVerificationAttempts = 1_000_000_000
 
     /// The schema version the order was decoded from (or `currentSchemaVersion`).
-    public var schemaVersion: Int
+    public package(set) var schemaVersion: Int
     /// The order id, usually made by the app's server. Safe to log.
-    public var id: String
+    public package(set) var id: String
     /// The secret token that travels on the payment (`appAccountToken` /
     /// `applicationUsername`) so the store's transaction can be matched back to
     /// this order. Kept apart from the id so that logs can name orders without
     /// leaking tokens; a UUID, as StoreKit 2 requires. Nil for orders made from
     /// transactions (restores, renewals).
-    public var token: String?
+    public package(set) var token: String?
     /// The product bought.
-    public var productID: String
+    public package(set) var productID: String
     /// What kind of product was bought, recorded when the order is made, so
     /// that entitlements and balances are answered from the order itself even
     /// after the store stops selling the product. Nil in documents written
     /// before it existed, and for a product the engine never loaded.
-    public var productType: ProductType?
+    public package(set) var productType: ProductType?
     /// The subscription group of a subscription, recorded with ``productType``.
-    public var subscriptionGroupID: String?
+    public package(set) var subscriptionGroupID: String?
     /// The user the order belongs to. It is only ever credited to this user.
-    public var userID: String
+    public package(set) var userID: String
     /// How many units.
-    public var quantity: Int
+    public package(set) var quantity: Int
     /// How the order came to exist.
-    public var source: OrderSource
+    public package(set) var source: OrderSource
     /// Where it stands.
-    public var status: OrderStatus
+    public package(set) var status: OrderStatus
     /// When the order was created.
-    public var createdAt: Date
+    public package(set) var createdAt: Date
     /// When the payment was handed to the store.
-    public var paymentBeganAt: Date?
+    public package(set) var paymentBeganAt: Date?
     /// When the store reported a final payment result (paid, failed, cancelled).
-    public var paymentFinishedAt: Date?
+    public package(set) var paymentFinishedAt: Date?
     /// When the order last changed.
-    public var updatedAt: Date
+    public package(set) var updatedAt: Date
     /// How many times the verifier was asked.
-    public var verificationAttempts: Int
+    public package(set) var verificationAttempts: Int
     /// When the next automatic delivery attempt is due, while one is owed.
-    public var nextAttemptAt: Date?
+    public package(set) var nextAttemptAt: Date?
     /// A short human-readable note: the last error or why the order needs attention.
     /// Never contains receipts or tokens.
-    public var hint: String?
+    public package(set) var hint: String?
     /// The code of the last error, when there was one.
-    public var lastErrorCode: PurchaseKitError.Code?
+    public package(set) var lastErrorCode: PurchaseKitError.Code?
     /// The store's reason, when the payment failed.
-    public var storeFailureReason: StoreFailureReason?
+    public package(set) var storeFailureReason: StoreFailureReason?
     /// The backup of the store transaction, once there is one.
-    public var transaction: StoreTransaction?
+    public package(set) var transaction: StoreTransaction?
     /// When the store transaction was finished.
-    public var finishedAt: Date?
+    public package(set) var finishedAt: Date?
     /// The app's own data for this order.
     public var metadata: [String: String]
 
@@ -113,14 +113,6 @@ public struct Order: Sendable, Hashable, Identifiable {
     /// Whether the store transaction has been finished.
     public var isFinished: Bool { finishedAt != nil }
 
-    /// Moves the order to `status` through the transition table and stamps `updatedAt`.
-    ///
-    /// - Throws: ``PurchaseKitError/Code/invalidTransition``; the order is unchanged.
-    public mutating func move(to status: OrderStatus, at date: Date) throws(PurchaseKitError) {
-        try OrderTransitionTable.validate(from: self.status, to: status, orderID: id)
-        self.status = status
-        self.updatedAt = date
-    }
 }
 
 extension Order: Codable {

@@ -30,9 +30,6 @@ public enum OrderStatus: String, Sendable, Hashable, Codable, CaseIterable, Comp
     /// Whether the user has paid and the engine still owes a delivery.
     public var owesDelivery: Bool { self == .purchased || self == .needsAttention }
 
-    /// Whether no transition leaves this status.
-    public var isFinal: Bool { OrderTransitionTable.successors(of: self).isEmpty }
-
     /// Whether an order in this status may be moved to the archive: nothing is
     /// owed and nothing is waiting. Archived orders can still be found by id and
     /// by transaction id, and a refund can still revoke a completed one.

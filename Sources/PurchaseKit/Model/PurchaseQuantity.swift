@@ -24,7 +24,7 @@ extension ProductType {
     }
 }
 
-extension Product {
+extension StoreProduct {
     /// Checks a purchase quantity before anything is created or charged.
     ///
     /// - Throws: ``PurchaseKitError/Code/invalidConfiguration`` with `keyPath`

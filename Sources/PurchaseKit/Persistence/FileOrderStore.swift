@@ -63,7 +63,7 @@ public actor FileOrderStore: OrderStore {
         /// clock than the engine's (the system clock by default).
         public var clock: any PurchaseClock
         /// Receives a line for every file quarantined, cleaned up or compacted.
-        public var logHandler: any LogHandler
+        public var logHandler: any PurchaseLogHandler
         /// The largest order document the store writes or reads, in bytes; 1 MiB by default.
         ///
         /// Reading is bounded so that nothing placed in the store's folders can
@@ -80,7 +80,7 @@ public actor FileOrderStore: OrderStore {
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
                     clock: any PurchaseClock = SystemClock(),
-                    logHandler: any LogHandler = SilentLogHandler(),
+                    logHandler: any PurchaseLogHandler = SilentLogHandler(),
                     maximumFileSize: Int = 1024 * 1024) {
             self.archiveRetention = archiveRetention
             self.clock = clock

@@ -2,18 +2,18 @@
 /// identifiers it does not know.
 public struct ProductsResponse: Sendable, Hashable {
     /// The valid products, sorted by id.
-    public var products: [Product]
+    public var products: [StoreProduct]
     /// The identifiers the store does not know, sorted.
     public var invalidProductIDs: [String]
 
     /// Creates a response: the products found, and the identifiers the store does not sell.
-    public init(products: [Product], invalidProductIDs: [String]) {
+    public init(products: [StoreProduct], invalidProductIDs: [String]) {
         self.products = products.sorted { $0.id < $1.id }
         self.invalidProductIDs = invalidProductIDs.sorted()
     }
 }
 
-/// Receives the store's transaction updates. The engine is one.
+/// Receives the store's transaction updates. The engine attaches one of its own.
 ///
 /// Updates are delivered in batches and awaited: when the call returns, the
 /// observer has taken responsibility for them (persisted or queued them).

@@ -6,17 +6,17 @@ import Foundation
 /// `Synchronization.Mutex` would do, but needs iOS 18 / macOS 15.
 /// `Value` must be `Sendable`: whatever a caller takes out of the lock may
 /// then cross threads, so only sendable state may be kept here.
-public final class Locked<Value: Sendable>: @unchecked Sendable {
+package final class Locked<Value: Sendable>: @unchecked Sendable {
     // Safe: `value` is only touched inside `withLock`, under `lock`, and is
     // itself `Sendable`, so nothing read out of it is shared unsafely.
     private let lock = NSLock()
     private var value: Value
 
     /// Creates a lock around `value`.
-    public init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -18,7 +18,7 @@ public struct VerificationRequest: Sendable, Hashable {
 }
 
 /// The verifier's answer. Anything thrown counts as ``retryLater(reason:)``.
-public enum VerificationResult: Sendable, Hashable {
+public enum ReceiptVerdict: Sendable, Hashable {
     /// The receipt is good and the delivery is now recorded.
     case delivered
     /// The receipt is good and this transaction was delivered before (the
@@ -35,5 +35,5 @@ public enum VerificationResult: Sendable, Hashable {
 /// Checks a receipt and records the delivery, usually by asking the app's server.
 public protocol ReceiptVerifier: Sendable {
     /// Verifies and delivers. Must be idempotent on ``VerificationRequest/idempotencyKey``.
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict
 }

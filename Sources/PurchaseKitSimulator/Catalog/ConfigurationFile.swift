@@ -173,7 +173,7 @@ struct ProductEntry: Decodable {
         return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
     }
 
-    func product(locale: String?, currencyCode: String, group: GroupEntry?) -> Product {
+    func product(locale: String?, currencyCode: String, group: GroupEntry?) -> StoreProduct {
         let localization = Self.pick(localizations, for: locale)
         var subscription: SubscriptionInfo?
         if let period {
@@ -182,7 +182,7 @@ struct ProductEntry: Decodable {
                 period: period, groupLevel: groupNumber, introductoryOffer: introductoryOffer,
                 groupName: group?.name, offers: offers)
         }
-        return Product(
+        return StoreProduct(
             id: productID, type: type,
             displayName: localization?.displayName ?? referenceName ?? productID,
             description: localization?.description ?? "",

@@ -24,7 +24,7 @@ public struct StoreKitConfiguration: Sendable, Hashable {
 
     /// Every product of the file, sorted by id: in-app purchases,
     /// non-renewing subscriptions, then auto-renewable subscriptions of every group.
-    public var products: [Product]
+    public var products: [StoreProduct]
 
     /// The file's `settings`.
     public var settings: Settings
@@ -53,7 +53,7 @@ public struct StoreKitConfiguration: Sendable, Hashable {
         let settings = Settings(file.settings)
         let chosenLocale = locale ?? settings.locale
         let currency = Settings.currencyCode(forStorefront: settings.storefront)
-        var products: [Product] = []
+        var products: [StoreProduct] = []
         for entry in file.products ?? [] {
             products.append(entry.product(locale: chosenLocale, currencyCode: currency, group: nil))
         }
@@ -95,7 +95,7 @@ public struct StoreKitConfiguration: Sendable, Hashable {
     }
 
     /// Creates a configuration in code, for tests and previews.
-    public init(products: [Product], settings: Settings = Settings()) {
+    public init(products: [StoreProduct], settings: Settings = Settings()) {
         self.formatMajor = 0
         self.formatMinor = 0
         self.identifier = nil
@@ -104,7 +104,7 @@ public struct StoreKitConfiguration: Sendable, Hashable {
     }
 
     /// The product with this id, if the file has it.
-    public func product(id: String) -> Product? {
+    public func product(id: String) -> StoreProduct? {
         products.first { $0.id == id }
     }
 

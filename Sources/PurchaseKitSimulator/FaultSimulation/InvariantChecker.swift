@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// What broke in one run: the transactions lost, credited twice or to the
 /// wrong user, the other counts, and one message per finding.

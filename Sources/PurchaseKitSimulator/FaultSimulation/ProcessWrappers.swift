@@ -153,7 +153,7 @@ struct ProcessVerifier: ReceiptVerifier {
     let world: SimulationWorld
     let kill: ProcessKill
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         try await kill.perform("verify") {
             let plan = world.plan
             let transactionID = request.transaction.id

@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// One launch of the app: an engine whose every outside call goes through a
 /// ``ProcessKill``.
@@ -47,11 +47,13 @@ final class SimulatedApp: Sendable {
             receiptVerifier: ProcessVerifier(world: world, kill: kill),
             orderStore: ProcessOrderStore(world: world, kill: kill, base: orders, disk: device.disk),
             orderGenerator: ProcessOrderGenerator(world: world, kill: kill),
-            clock: world.clock, retryPolicy: retryPolicy,
-            finishPolicy: world.profile.manualFinish ? .manual : .afterDelivery,
-            duplicatePurchasePolicy: world.profile.waitsForDuplicates ? .wait : .reject,
-            maximumConcurrentPurchases: 64, storeTimeout: storeTimeout, verificationTimeout: 20,
-            jitterSeed: world.seed &+ UInt64(index), logHandler: world.log)
+            clock: world.clock,
+            logHandler: world.log,
+            policies: .init(retryPolicy: retryPolicy,
+                            finishPolicy: world.profile.manualFinish ? .manual : .afterDelivery,
+                            duplicatePurchasePolicy: world.profile.waitsForDuplicates ? .wait : .reject),
+            limits: .init(maximumConcurrentPurchases: 64, storeTimeout: storeTimeout, verificationTimeout: 20))
+        configuration.jitterSeed = world.seed &+ UInt64(index)
         configuration.taskStarter = world.starter
         configuration.orderTokenSeed = world.seed &* 0x9E37_79B9 &+ UInt64(index)
         // The configuration is built from valid constants.

@@ -16,11 +16,11 @@ final class SimulatedDevice: Sendable {
 
     private let storage: Locked<Storage>
     private let clock: ManualClock
-    private let log: any LogHandler
+    private let log: any PurchaseLogHandler
 
     /// A device with no orders, on a simulated disk when `durable` (a broken
     /// one that ignores flushes when `brokenDisk`).
-    init(durable: Bool, brokenDisk: Bool, clock: ManualClock, log: any LogHandler) {
+    init(durable: Bool, brokenDisk: Bool, clock: ManualClock, log: any PurchaseLogHandler) {
         storage = Locked(durable ? .disk(SimulatedDisk(ignoresFlushes: brokenDisk), nil) : .memory(InMemoryOrderStore()))
         self.clock = clock
         self.log = log

@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// The steps past the first day: months of renewals with billing trouble and
 /// cancellations, refunds of every product type, restores on the same and on

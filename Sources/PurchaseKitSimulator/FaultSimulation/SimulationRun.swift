@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 
 /// One seeded run: a history of purchases with faults, then a quiet phase,
 /// then the end checks. Every step waits for a deterministic idle point

@@ -8,12 +8,12 @@ final class SimulationWorld: Sendable {
     static let coins = "sim.coins", pro = "sim.pro", monthly = "sim.plus.monthly", season = "sim.season"
 
     /// One product of each type.
-    static let products: [Product] = [
-        Product(id: coins, type: .consumable, displayName: "Coins", price: 0.99),
-        Product(id: pro, type: .nonConsumable, displayName: "Pro", price: 4.99),
-        Product(id: monthly, type: .autoRenewable, displayName: "Plus", price: 2.99,
+    static let products: [StoreProduct] = [
+        StoreProduct(id: coins, type: .consumable, displayName: "Coins", price: 0.99),
+        StoreProduct(id: pro, type: .nonConsumable, displayName: "Pro", price: 4.99),
+        StoreProduct(id: monthly, type: .autoRenewable, displayName: "Plus", price: 2.99,
                 subscription: SubscriptionInfo(groupID: "plus", period: monthlyPeriod)),
-        Product(id: season, type: .nonRenewable, displayName: "Season", price: 9.99),
+        StoreProduct(id: season, type: .nonRenewable, displayName: "Season", price: 9.99),
     ]
 
     // A literal period cannot be invalid.

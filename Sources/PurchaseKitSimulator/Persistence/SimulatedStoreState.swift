@@ -10,7 +10,7 @@ struct SimulatedStoreState: Codable {
     var version: Int
     var environment: StoreEnvironment
     var signer: ReceiptSigner
-    var products: [Product]
+    var products: [StoreProduct]
     var settings: StoreKitConfiguration.Settings
     var records: [TransactionRecord]
     var subscriptions: [SubscriptionRecord]

@@ -105,7 +105,7 @@ extension SimulatedPaymentQueue {
 
     /// The transaction the account already owns for `product`, when buying it
     /// again would not charge: a non-consumable not revoked, or a subscription still running.
-    func owned(_ product: Product) -> StoreTransaction? {
+    func owned(_ product: StoreProduct) -> StoreTransaction? {
         switch product.type {
         case .nonConsumable:
             return records.last { $0.transaction.productID == product.id && !$0.transaction.isRevoked }?.transaction
@@ -126,7 +126,7 @@ extension SimulatedPaymentQueue {
     /// when the account is eligible, else the product's. `originalID` is the
     /// original transaction of the subscription this one replaces in its
     /// group (an upgrade); every other subscription of the group ends.
-    func charge(_ product: Product, quantity: Int, orderToken: String?, userID: String, at now: Date,
+    func charge(_ product: StoreProduct, quantity: Int, orderToken: String?, userID: String, at now: Date,
                 offer: SubscriptionOffer? = nil, originalID: String? = nil) -> StoreTransaction? {
         var expiration: Date?
         var paid: Decimal?

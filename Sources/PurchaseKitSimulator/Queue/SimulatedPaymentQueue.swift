@@ -21,7 +21,7 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     let seed: UInt64
     var random: SeededRandomNumberGenerator
 
-    var catalog: [String: Product]
+    var catalog: [String: StoreProduct]
     var settings: StoreKitConfiguration.Settings
 
     // Behaviour switches (not saved by `saveState`: they belong to a test's script).
@@ -79,7 +79,7 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     ///   - environment: The environment receipts are made for; sandbox by default.
     ///   - signer: Signs receipts; give the same signer to the ``SimulatedReceiptServer``.
     public init(
-        products: [Product],
+        products: [StoreProduct],
         settings: StoreKitConfiguration.Settings = .init(),
         clock: any PurchaseClock,
         seed: UInt64 = 0,
@@ -91,7 +91,7 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     }
 
     /// The one designated initializer: a fresh store, or one continuing a saved state.
-    init(products: [Product], settings: StoreKitConfiguration.Settings, clock: any PurchaseClock, seed: UInt64,
+    init(products: [StoreProduct], settings: StoreKitConfiguration.Settings, clock: any PurchaseClock, seed: UInt64,
          environment: StoreEnvironment, signer: ReceiptSigner, restoring state: SimulatedStoreState?) {
         self.clock = clock
         self.environment = environment
@@ -238,7 +238,7 @@ public actor SimulatedPaymentQueue: PaymentQueue {
     }
 
     /// Every product the store knows, those removed from sale included.
-    public func catalogProducts() -> [Product] {
+    public func catalogProducts() -> [StoreProduct] {
         catalog.values.sorted { $0.id < $1.id }
     }
 

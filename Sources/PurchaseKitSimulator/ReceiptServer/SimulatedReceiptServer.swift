@@ -111,7 +111,7 @@ public actor SimulatedReceiptServer: ReceiptVerifier {
     /// - Throws: ``PurchaseKitError/Code/timeout`` after the timeout on the clock, or
     ///   ``PurchaseKitError/Code/verificationUnavailable`` when the reply was lost
     ///   (the request was applied); `CancellationError` when cancelled while sleeping.
-    public func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    public func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         requests[request.idempotencyKey, default: 0] += 1
         let fault = nextFault()
         if latency > 0 { try await clock.sleep(for: latency) }
@@ -146,7 +146,7 @@ public actor SimulatedReceiptServer: ReceiptVerifier {
         return nil
     }
 
-    private func apply(_ request: VerificationRequest) async -> VerificationResult {
+    private func apply(_ request: VerificationRequest) async -> ReceiptVerdict {
         let payload: ReceiptSigner.Payload
         switch signer.open(request.transaction.receipt) {
         case .failure(let problem): return .invalid(reason: problem.reason)

@@ -42,7 +42,7 @@ extension SimulatedPaymentQueue {
     /// product and offer, the nonce unused, the timestamp within a day; and
     /// the account must have subscribed in the group before (promotional
     /// offers are for existing and lapsed subscribers). A valid offer's nonce is used up.
-    func checkPromotionalOffer(_ signed: SignedOffer, for product: Product,
+    func checkPromotionalOffer(_ signed: SignedOffer, for product: StoreProduct,
                                at now: Date) -> OfferCheck {
         guard product.type == .autoRenewable, let info = product.subscription,
               let offer = info.offer(id: signed.offerID, kind: .promotional) else {

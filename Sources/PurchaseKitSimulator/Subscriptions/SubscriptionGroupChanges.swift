@@ -66,7 +66,7 @@ extension SimulatedPaymentQueue {
     ///
     /// Buying the product the account holds again cancels a change scheduled
     /// on it, as resubscribing to the current plan does on the App Store.
-    func changeWithinGroup(to product: Product, quantity: Int, token: String?, userID: String,
+    func changeWithinGroup(to product: StoreProduct, quantity: Int, token: String?, userID: String,
                            offer: SubscriptionOffer?, at now: Date) -> [TransactionUpdate]? {
         guard let info = product.subscription else { return nil }
         if var own = subscriptions[product.id], own.state.grantsAccess {

@@ -65,7 +65,7 @@ public struct VerifiedReceiptsOnly: ReceiptVerifier {
         self.verifier = verifier
     }
 
-    public func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    public func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         switch AppStoreReceipt(request.transaction.receipt) {
         case .signedTransaction:
             return try await verifier.verify(request)

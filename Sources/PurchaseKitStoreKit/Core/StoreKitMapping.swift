@@ -118,7 +118,7 @@ enum StoreKitMapping {
     /// The library's product, or nil when StoreKit describes one the library
     /// cannot hold (an unknown type, a period no App Store product has): the
     /// adapter then reports its identifier as invalid rather than guess.
-    static func product(_ snapshot: ProductSnapshot) -> PurchaseKit.Product? {
+    static func product(_ snapshot: ProductSnapshot) -> PurchaseKit.StoreProduct? {
         guard let type = productType(snapshot.kind) else { return nil }
         var subscription: SubscriptionInfo?
         if let info = snapshot.subscription {
@@ -126,7 +126,7 @@ enum StoreKitMapping {
             subscription = SubscriptionInfo(groupID: info.groupID, period: period, groupLevel: info.groupLevel,
                                             introductoryOffer: info.introductoryOffer.flatMap(offer))
         }
-        return PurchaseKit.Product(id: snapshot.id, type: type, displayName: snapshot.displayName,
+        return PurchaseKit.StoreProduct(id: snapshot.id, type: type, displayName: snapshot.displayName,
                                    description: snapshot.description, price: snapshot.price,
                                    displayPrice: snapshot.displayPrice, currencyCode: snapshot.currencyCode,
                                    isFamilyShareable: snapshot.isFamilyShareable, subscription: subscription)

@@ -18,7 +18,7 @@ extension Commands {
         spec: .init(valueOptions: ["config"], flags: ["json"])
     ) { arguments, context in
         _ = try arguments.positionals([])
-        let products: [Product]
+        let products: [StoreProduct]
         let source: String
         if let path = arguments.value("config") {
             products = try StoreKitConfiguration(contentsOf: URL(fileURLWithPath: path)).products
@@ -41,7 +41,7 @@ extension Commands {
 }
 
 enum ProductTable {
-    static func print(_ products: [Product], terminal: Terminal) {
+    static func print(_ products: [StoreProduct], terminal: Terminal) {
         let width = (products.map(\.id.count).max() ?? 0) + 2
         for product in products {
             var line = "  " + terminal.paint(product.id.padded(width), .cyan) + product.type.rawValue.padded(15)

@@ -14,7 +14,7 @@ final class RenewalBoundsTests: XCTestCase {
     private func store(period: String, rate: StoreKitConfiguration.TimeRate = .realTime,
                        start: Date = ManualClock.defaultStart) async throws -> (SimulatedPaymentQueue, ManualClock, RecordingObserver) {
         let clock = ManualClock(start: start)
-        let product = Product(id: "plus", type: .autoRenewable, displayName: "Plus", price: 1,
+        let product = StoreProduct(id: "plus", type: .autoRenewable, displayName: "Plus", price: 1,
                               subscription: SubscriptionInfo(groupID: "g", period: try SubscriptionPeriod(iso8601: period)))
         let store = SimulatedPaymentQueue(products: [product], settings: .init(timeRate: rate), clock: clock)
         let observer = RecordingObserver()

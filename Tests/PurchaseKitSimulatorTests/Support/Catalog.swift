@@ -10,19 +10,19 @@ enum TestCatalog {
     static let weekly = "sub.weekly.trial"
     static let pass = "pass.season"
 
-    static var products: [Product] {
+    static var products: [StoreProduct] {
         get throws {
             [
-                Product(id: coins, type: .consumable, displayName: "100 Coins", price: Decimal(string: "0.99")!),
-                Product(id: premium, type: .nonConsumable, displayName: "Premium", price: Decimal(string: "4.99")!),
-                Product(id: monthly, type: .autoRenewable, displayName: "Monthly", price: Decimal(string: "2.99")!,
+                StoreProduct(id: coins, type: .consumable, displayName: "100 Coins", price: Decimal(string: "0.99")!),
+                StoreProduct(id: premium, type: .nonConsumable, displayName: "Premium", price: Decimal(string: "4.99")!),
+                StoreProduct(id: monthly, type: .autoRenewable, displayName: "Monthly", price: Decimal(string: "2.99")!,
                         subscription: SubscriptionInfo(groupID: "main", period: try SubscriptionPeriod(iso8601: "P1M"))),
-                Product(id: weekly, type: .autoRenewable, displayName: "Weekly", price: Decimal(string: "0.99")!,
+                StoreProduct(id: weekly, type: .autoRenewable, displayName: "Weekly", price: Decimal(string: "0.99")!,
                         subscription: SubscriptionInfo(
                             groupID: "other", period: try SubscriptionPeriod(iso8601: "P1W"),
                             introductoryOffer: IntroductoryOffer(paymentMode: .freeTrial,
                                                                  period: try SubscriptionPeriod(iso8601: "P3D")))),
-                Product(id: pass, type: .nonRenewable, displayName: "Season pass", price: Decimal(string: "9.99")!),
+                StoreProduct(id: pass, type: .nonRenewable, displayName: "Season pass", price: Decimal(string: "9.99")!),
             ]
         }
     }

@@ -19,10 +19,10 @@ enum TierCatalog {
         try! SubscriptionPeriod(iso8601: iso)
     }
 
-    static var products: [Product] {
+    static var products: [StoreProduct] {
         func sub(_ id: String, level: Int, period: String, intro: IntroductoryOffer? = nil,
-                 offers: [SubscriptionOffer] = []) -> Product {
-            Product(id: id, type: .autoRenewable, displayName: id, price: 4,
+                 offers: [SubscriptionOffer] = []) -> StoreProduct {
+            StoreProduct(id: id, type: .autoRenewable, displayName: id, price: 4,
                     subscription: SubscriptionInfo(groupID: group, period: Self.period(period), groupLevel: level,
                                                    introductoryOffer: intro, groupName: "Tiers", offers: offers))
         }

@@ -8,7 +8,7 @@ import XCTest
 final class AppStoreReceiptTests: XCTestCase {
     private actor CountingVerifier: ReceiptVerifier {
         private(set) var calls = 0
-        func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+        func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
             calls += 1
             return .delivered
         }

@@ -1,6 +1,6 @@
 #if !canImport(StoreKit)
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 @testable import PurchaseKitStoreKit
 import StoreKitInterface

@@ -2,7 +2,7 @@
 // behind StoreKitInterface, which exists only where StoreKit does not.
 #if !canImport(StoreKit)
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 @testable import PurchaseKitStoreKit
 import StoreKitInterface
@@ -36,7 +36,7 @@ actor AppServer: ReceiptVerifier {
         isDown = down
     }
 
-    func verify(_ request: VerificationRequest) async throws -> PurchaseKit.VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> PurchaseKit.ReceiptVerdict {
         requests.append(request)
         if isDown { return .retryLater(reason: "the server is down") }
         guard case .signedTransaction(let jws) = AppStoreReceipt(request.transaction.receipt),
@@ -89,9 +89,10 @@ final class AppStoreWorld: Sendable {
         let queue = AppStorePaymentQueue(configuration: .init(clock: clock, promotedPurchases: promotedPurchases))
         let engine = try PurchaseEngine(configuration: .init(
             paymentQueue: queue, receiptVerifier: VerifiedReceiptsOnly(server), orderStore: orders, clock: clock,
-            retryPolicy: RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 600, jitter: 0, attemptBudget: 3,
-                                     needsAttentionInterval: nil),
-            storeTimeout: storeTimeout, logHandler: log))
+            logHandler: log,
+            policies: .init(retryPolicy: RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 600, jitter: 0,
+                                                     attemptBudget: 3, needsAttentionInterval: nil)),
+            limits: .init(storeTimeout: storeTimeout)))
         await engine.setCurrentUser(user)
         try await engine.start()
         await store.waitForListeners(updates: 1, intents: 1)

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// Spending consumable units through the engine, on the simulated store:
@@ -160,12 +160,12 @@ final class ConsumableSpendTests: XCTestCase {
 
     func testProductsThatFeedOneBalanceAreSpentFromItByItsKey() async throws {
         let world = World()
-        let bigPack = Product(id: "com.example.coins.500", type: .consumable, displayName: "500 coins", price: 4)
+        let bigPack = StoreProduct(id: "com.example.coins.500", type: .consumable, displayName: "500 coins", price: 4)
         let signer = ReceiptSigner()
         let store = SimulatedPaymentQueue(products: Catalog.products + [bigPack], clock: world.clock, signer: signer)
         let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
         var configuration = world.configuration(queue: store, verifier: server)
-        configuration.consumableCredits = [Catalog.coins: ConsumableCredit(balanceKey: "coins", units: 100),
+        configuration.policies.consumableCredits = [Catalog.coins: ConsumableCredit(balanceKey: "coins", units: 100),
                                            bigPack.id: ConsumableCredit(balanceKey: "coins", units: 500)]
         let engine = try await world.engine(configuration)
         _ = try await engine.purchase(productID: Catalog.coins, user: "alice", quantity: 2)
@@ -190,10 +190,10 @@ final class ConsumableSpendTests: XCTestCase {
         let world = World()
         for credit in [ConsumableCredit(balanceKey: "coins", units: 0), ConsumableCredit(balanceKey: "", units: 1)] {
             var configuration = world.configuration()
-            configuration.consumableCredits = [Catalog.coins: credit]
+            configuration.policies.consumableCredits = [Catalog.coins: credit]
             XCTAssertThrowsError(try PurchaseEngine(configuration: configuration)) { error in
                 XCTAssertEqual((error as? PurchaseKitError)?.code, .invalidConfiguration)
-                XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "consumableCredits[\(Catalog.coins)]")
+                XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "policies.consumableCredits[\(Catalog.coins)]")
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// Customer info through the simulated store: answered from the order store
@@ -11,7 +11,7 @@ final class CustomerInfoTests: XCTestCase {
 
     private func configuration(_ world: World, store: (any OrderStore)? = nil, queue: (any PaymentQueue)? = nil) -> PurchaseEngine.Configuration {
         var configuration = world.configuration(store: store, queue: queue, storeTimeout: 30)
-        configuration.nonRenewingDurations = [Catalog.season: month]
+        configuration.policies.nonRenewingDurations = [Catalog.season: month]
         return configuration
     }
 
@@ -135,7 +135,7 @@ final class CustomerInfoTests: XCTestCase {
         let world = World()
         let week = try SubscriptionPeriod(iso8601: "P1W")
         // The product as a `.storekit` non-renewing entry with a `recurringSubscriptionPeriod` loads.
-        let pass = Product(id: "com.example.week-pass", type: .nonRenewable, displayName: "Week pass", price: 1,
+        let pass = StoreProduct(id: "com.example.week-pass", type: .nonRenewable, displayName: "Week pass", price: 1,
                            subscription: SubscriptionInfo(groupID: "com.example.week-pass", period: week))
         let signer = ReceiptSigner()
         let store = SimulatedPaymentQueue(products: Catalog.products + [pass], clock: world.clock, signer: signer)

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// The customer info stream: the current value first, then a new value for
@@ -12,7 +12,7 @@ final class CustomerInfoUpdatesTests: XCTestCase {
     func testTheStreamYieldsTheCurrentValueThenEveryChange() async throws {
         let world = World()
         var configuration = world.configuration()
-        configuration.nonRenewingDurations = [Catalog.season: day]
+        configuration.policies.nonRenewingDurations = [Catalog.season: day]
         let engine = try await world.engine(configuration)
         _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
         await engine.waitUntilIdle()

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import PurchaseKit
+@_spi(Testing) @testable import PurchaseKit
 import PurchaseKitSimulator
 
 /// What the store said about a subscription's renewal, kept by the order

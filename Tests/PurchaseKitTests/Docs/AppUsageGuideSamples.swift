@@ -16,7 +16,7 @@ private func showMessage(_ text: String) {}
 private func currentUserID() async -> String? { "u-1" }
 
 enum GuideFacadeSamples {
-    static func fileStoreWithItsClock(folder: URL, products: [Product], verifier: any ReceiptVerifier) throws -> PurchaseEngine {
+    static func fileStoreWithItsClock(folder: URL, products: [StoreProduct], verifier: any ReceiptVerifier) throws -> PurchaseEngine {
         let clock = ManualClock()
         let files = try FileOrderStore(directory: folder,
                                        configuration: .init(archiveRetention: 90 * 24 * 3600, clock: clock))
@@ -176,13 +176,13 @@ enum GuideCustomerSamples {
 
     static func nonRenewingLengths(_ configuration: PurchaseEngine.Configuration) throws -> PurchaseEngine.Configuration {
         var configuration = configuration
-        configuration.nonRenewingDurations = ["com.example.season": try SubscriptionPeriod(iso8601: "P3M")]
+        configuration.policies.nonRenewingDurations = ["com.example.season": try SubscriptionPeriod(iso8601: "P3M")]
         return configuration
     }
 
     static func balanceKeys(_ configuration: PurchaseEngine.Configuration) -> PurchaseEngine.Configuration {
         var configuration = configuration
-        configuration.consumableCredits = ["com.example.coins.100": ConsumableCredit(balanceKey: "coins", units: 100),
+        configuration.policies.consumableCredits = ["com.example.coins.100": ConsumableCredit(balanceKey: "coins", units: 100),
                                            "com.example.coins.500": ConsumableCredit(balanceKey: "coins", units: 500)]
         return configuration
     }

@@ -1,6 +1,7 @@
-// The code of every Swift sample in docs/IntegrationGuide.md (and the README
-// sections), compiled here. `DocSamplesTests` checks that each sample's lines
-// appear here unchanged, so the docs cannot drift from the API.
+// The code of every Swift sample in docs/IntegrationGuide.md (and of the
+// README's, but for the quick start: QuickStartSamples.swift holds it),
+// compiled here. `DocSamplesTests` checks that each sample's lines appear
+// here unchanged, so the docs cannot drift from the API.
 //
 // Around the samples: stand-ins for the reader's own code (`ShopAPI`,
 // `showMessage`...) and for `os.Logger` and swift-log's `Logging.Logger`,
@@ -9,33 +10,8 @@
 import PurchaseKitSimulator
 import PurchaseKitStoreKit
 import XCTest
-// The README's quick start, exactly:
 import Foundation
-import PurchaseKit
-
-func makeEngine(store: any PaymentQueue, server: any ReceiptVerifier, ordersFolder: URL) async throws -> PurchaseEngine {
-    let engine = try PurchaseEngine(configuration: .init(
-        paymentQueue: store,                                   // AppStorePaymentQueue(), or SimulatedPaymentQueue in tests
-        receiptVerifier: server,                               // your server: verify, credit once per transaction id
-        orderStore: try JournalOrderStore(directory: ordersFolder)))
-    try await engine.start()                                   // at launch, before any UI: recovers what a kill left
-    return engine
-}
-
-func buyCoins(with engine: PurchaseEngine, user: String) async {
-    do {
-        switch try await engine.purchase(productID: "com.example.coins.100", user: user) {
-        case .success(let order): print("delivered", order.id)
-        case .userCancelled: print("cancelled")
-        case .pending(_, let reason): print("pending:", reason)   // Ask to Buy, or delivery retrying
-        }
-    } catch let error as PurchaseKitError {
-        print(error.message, error.advice)                     // typed: error.code says what happened
-    } catch {
-        print(error)
-    }
-}
-
+@_spi(Testing) import PurchaseKit
 
 // MARK: Stand-ins for the app's own code
 
@@ -111,7 +87,7 @@ struct ServerOrderGenerator: OrderGenerator {
 struct ServerReceiptVerifier: ReceiptVerifier {
     let api: any ShopAPI
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         let reply: DeliveryReply
         do {
             reply = try await api.deliver(orderID: request.order.id, userID: request.order.userID,
@@ -160,13 +136,22 @@ enum GuideSetupSamples {
         await engine.setCurrentUser(userID)
         return engine
     }
+
+    static func configuredParts(api: any ShopAPI, ordersFolder: URL) throws -> PurchaseEngine.Configuration {
+        let configuration = PurchaseEngine.Configuration(
+            paymentQueue: AppStorePaymentQueue(), receiptVerifier: ServerReceiptVerifier(api: api),
+            orderStore: try JournalOrderStore(directory: ordersFolder),
+            policies: .init(duplicatePurchasePolicy: .wait),
+            limits: .init(maximumConcurrentPurchases: 4, storeTimeout: 120))
+        return configuration
+    }
 }
 
 // MARK: 11. Logging bridges
 
-struct OSLogHandler: LogHandler {
+struct OSLogHandler: PurchaseLogHandler {
     let logger = Logger(subsystem: "com.example.shop", category: "purchases")
-    var minimumLevel: LogLevel { .info }
+    var minimumLevel: PurchaseLogLevel { .info }
 
     func log(_ record: LogRecord) {
         let text = record.message + record.metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
@@ -179,9 +164,9 @@ struct OSLogHandler: LogHandler {
     }
 }
 
-struct SwiftLogHandler: PurchaseKit.LogHandler {
+struct SwiftLogHandler: PurchaseLogHandler {
     let logger = Logging.Logger(label: "com.example.shop.purchases")
-    var minimumLevel: PurchaseKit.LogLevel { .info }
+    var minimumLevel: PurchaseLogLevel { .info }
 
     func log(_ record: LogRecord) {
         let level: Logging.Logger.Level

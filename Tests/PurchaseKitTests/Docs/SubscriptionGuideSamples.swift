@@ -2,7 +2,7 @@
 // groups, offers and refund requests, compiled here (see DocSamplesTests).
 
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 import XCTest
 

@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// A thousand purchase calls at once, by ten users of one store account, over
@@ -48,7 +48,7 @@ struct LoadWorld {
     let orders = InMemoryOrderStore()
     let auditor: AnswerAuditor
     let engine: PurchaseEngine
-    let products: [Product]
+    let products: [StoreProduct]
 
     init(seed: UInt64) async throws {
         let configuration = try StoreKitConfiguration.sample()
@@ -57,11 +57,13 @@ struct LoadWorld {
         store = SimulatedPaymentQueue(configuration: configuration, clock: clock, seed: seed, signer: signer)
         server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
         auditor = AnswerAuditor(base: store, orders: orders, clock: clock, storeTimeout: Self.storeTimeout)
-        engine = try PurchaseEngine(configuration: .init(
+        var engineConfiguration = PurchaseEngine.Configuration(
             paymentQueue: auditor, receiptVerifier: server, orderStore: orders,
             orderGenerator: CountingOrderGenerator(), clock: clock,
-            duplicatePurchasePolicy: .wait, maximumConcurrentPurchases: 64,
-            storeTimeout: Self.storeTimeout, jitterSeed: seed))
+            policies: .init(duplicatePurchasePolicy: .wait),
+            limits: .init(maximumConcurrentPurchases: 64, storeTimeout: Self.storeTimeout))
+        engineConfiguration.jitterSeed = seed
+        engine = try PurchaseEngine(configuration: engineConfiguration)
         try await engine.start()
         await engine.waitUntilIdle()
     }

@@ -139,7 +139,7 @@ struct DyingVerifier: ReceiptVerifier {
     let base: any ReceiptVerifier
     let kill: KillSwitch
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         try await kill.verify { try await base.verify(request) }
     }
 }

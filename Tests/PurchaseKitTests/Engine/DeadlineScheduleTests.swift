@@ -1,5 +1,5 @@
 import Foundation
-@testable import PurchaseKit
+@_spi(Testing) @testable import PurchaseKit
 import PurchaseKitSimulator
 import XCTest
 
@@ -60,8 +60,8 @@ final class EngineTimerTests: XCTestCase {
     func testWaitingPurchasesShareOneSleeper() async throws {
         let world = World()
         var configuration = world.configuration(storeTimeout: 30, verificationTimeout: 10)
-        configuration.maximumConcurrentPurchases = 20
-        configuration.paymentExpiry = 3_600
+        configuration.limits.maximumConcurrentPurchases = 20
+        configuration.limits.paymentExpiry = 3_600
         let engine = try await world.engine(configuration)
         await world.store.setHoldsUpdates(true)
         let events = await engine.events()

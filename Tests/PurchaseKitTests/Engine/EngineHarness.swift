@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// The products every engine test sells.
@@ -10,13 +10,13 @@ enum Catalog {
     static let season = "com.example.season"
     static let group = "plus-group"
 
-    static var products: [Product] {
+    static var products: [StoreProduct] {
         [
-            Product(id: coins, type: .consumable, displayName: "100 coins", price: Decimal(string: "0.99")!),
-            Product(id: pro, type: .nonConsumable, displayName: "Pro", price: Decimal(string: "4.99")!),
-            Product(id: monthly, type: .autoRenewable, displayName: "Plus monthly", price: Decimal(string: "2.99")!,
+            StoreProduct(id: coins, type: .consumable, displayName: "100 coins", price: Decimal(string: "0.99")!),
+            StoreProduct(id: pro, type: .nonConsumable, displayName: "Pro", price: Decimal(string: "4.99")!),
+            StoreProduct(id: monthly, type: .autoRenewable, displayName: "Plus monthly", price: Decimal(string: "2.99")!,
                     subscription: SubscriptionInfo(groupID: group, period: try! SubscriptionPeriod(iso8601: "P1M"))),
-            Product(id: season, type: .nonRenewable, displayName: "Season pass", price: Decimal(string: "9.99")!),
+            StoreProduct(id: season, type: .nonRenewable, displayName: "Season pass", price: Decimal(string: "9.99")!),
         ]
     }
 }
@@ -52,9 +52,9 @@ struct World {
     ) -> PurchaseEngine.Configuration {
         PurchaseEngine.Configuration(
             paymentQueue: queue ?? store, receiptVerifier: verifier ?? server, orderStore: orderStore ?? orders,
-            orderGenerator: generator, clock: clock, retryPolicy: retry, duplicatePurchasePolicy: duplicates,
-            maximumConcurrentPurchases: 4, storeTimeout: storeTimeout, verificationTimeout: verificationTimeout,
-            logHandler: log)
+            orderGenerator: generator, clock: clock, logHandler: log,
+            policies: .init(retryPolicy: retry, duplicatePurchasePolicy: duplicates),
+            limits: .init(maximumConcurrentPurchases: 4, storeTimeout: storeTimeout, verificationTimeout: verificationTimeout))
     }
 
     /// A started engine on this world.

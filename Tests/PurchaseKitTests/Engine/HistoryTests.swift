@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// A user's purchase history: open and archived orders, newest first, read

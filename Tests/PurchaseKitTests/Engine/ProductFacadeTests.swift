@@ -9,13 +9,13 @@ final class ProductFacadeTests: XCTestCase {
     private static let annual = "com.example.plus.annual"
     private static let other = "com.example.other.monthly"
 
-    private func shop() throws -> [Product] {
+    private func shop() throws -> [StoreProduct] {
         let month = try SubscriptionPeriod(iso8601: "P1M")
         let year = try SubscriptionPeriod(iso8601: "P1Y")
         return Catalog.products + [
-            Product(id: Self.annual, type: .autoRenewable, displayName: "Plus annual", price: 29,
+            StoreProduct(id: Self.annual, type: .autoRenewable, displayName: "Plus annual", price: 29,
                     subscription: SubscriptionInfo(groupID: Catalog.group, period: year, groupLevel: 1, groupName: "Plus")),
-            Product(id: Self.other, type: .autoRenewable, displayName: "Other", price: 1,
+            StoreProduct(id: Self.other, type: .autoRenewable, displayName: "Other", price: 1,
                     subscription: SubscriptionInfo(groupID: "other-group", period: month)),
         ]
     }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// Purchases the store starts (a promoted in-app purchase tapped on the App

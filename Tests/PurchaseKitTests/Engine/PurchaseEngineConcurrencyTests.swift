@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 final class PurchaseEngineConcurrencyTests: XCTestCase {
@@ -140,7 +140,7 @@ final class RecoveryConcurrencyTests: XCTestCase {
 
         let probe = ConcurrencyProbe(base: world.server)
         var configuration = world.configuration(verifier: probe)
-        configuration.maximumConcurrentRecoveries = 3
+        configuration.limits.maximumConcurrentRecoveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)
         try await relaunched.start()
         for _ in 0..<4 { // 12 owed deliveries, 3 at a time, each taking a second of the clock
@@ -165,7 +165,7 @@ actor ConcurrencyProbe: ReceiptVerifier {
 
     init(base: any ReceiptVerifier) { self.base = base }
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         running += 1
         maximum = max(maximum, running)
         defer { running -= 1 }

@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 final class PurchaseEnginePurchaseTests: XCTestCase {
@@ -58,9 +58,9 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
     func testBadConfigurationIsRejectedAtInit() {
         let world = World()
         var configuration = world.configuration()
-        configuration.maximumConcurrentPurchases = 0
+        configuration.limits.maximumConcurrentPurchases = 0
         XCTAssertThrowsError(try PurchaseEngine(configuration: configuration)) { error in
-            XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "maximumConcurrentPurchases")
+            XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "limits.maximumConcurrentPurchases")
         }
         configuration = world.configuration(retry: RetryPolicy(jitter: 1.5))
         XCTAssertThrowsError(try PurchaseEngine(configuration: configuration))

@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 final class PurchaseEngineRecoveryTests: XCTestCase {
@@ -247,7 +247,7 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
 
 /// A verifier that finds every receipt forged.
 struct ForgingVerifier: ReceiptVerifier {
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult { .invalid(reason: "signature mismatch") }
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict { .invalid(reason: "signature mismatch") }
 }
 
 extension KillSwitch.Point {

@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 private extension PurchaseEvent {

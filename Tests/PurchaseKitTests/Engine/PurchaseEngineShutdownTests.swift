@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 import XCTest
 
@@ -8,7 +8,7 @@ import XCTest
 final class PurchaseEngineShutdownTests: XCTestCase {
     private func waitingEngine(_ world: World, users: [String]) async throws -> (PurchaseEngine, [Task<PurchaseResult, any Error>]) {
         var configuration = world.configuration(storeTimeout: 30, verificationTimeout: 10)
-        configuration.paymentExpiry = 3_600
+        configuration.limits.paymentExpiry = 3_600
         let engine = try await world.engine(configuration)
         await world.store.setHoldsUpdates(true)
         let events = await engine.events()

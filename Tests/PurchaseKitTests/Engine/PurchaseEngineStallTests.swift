@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 import XCTest
 
@@ -74,7 +74,7 @@ final class PurchaseEngineStallTests: XCTestCase {
 
         let stalling = StallingQueue(base: world.store, stalls: [.attach])
         var configuration = world.configuration(queue: stalling)
-        configuration.launchTimeout = 5
+        configuration.limits.launchTimeout = 5
         let second = try PurchaseEngine(configuration: configuration)
         await second.setCurrentUser("alice")
         let launch = Task { try await second.start() }
@@ -134,7 +134,7 @@ final class PurchaseEngineStallTests: XCTestCase {
         let world = World()
         let stalling = StallingQueue(base: world.store, stalls: [.add])
         var configuration = world.configuration(queue: stalling, storeTimeout: 60)
-        configuration.paymentExpiry = 3600
+        configuration.limits.paymentExpiry = 3600
         let engine = try await world.engine(configuration)
         await engine.setCurrentUser("bob")
         let call = Task { try await engine.purchase(productID: Catalog.season, user: "alice") }
@@ -167,7 +167,7 @@ final class PurchaseEngineStallTests: XCTestCase {
         let verifier = ConcurrencyCountingVerifier(base: world.server)
         await world.server.failNext(6, with: .serverError(statusCode: 503))
         var configuration = world.configuration(verifier: verifier)
-        configuration.maximumConcurrentRecoveries = 2
+        configuration.limits.maximumConcurrentRecoveries = 2
         let engine = try await world.engine(configuration)
         for user in (1...6).map({ "user-\($0)" }) {
             _ = try await engine.purchase(productID: Catalog.coins, user: user)
@@ -251,7 +251,7 @@ final class ConcurrencyCountingVerifier: ReceiptVerifier {
 
     func reset() { state.withLock { $0 = (0, 0, 0) } }
 
-    func verify(_ request: VerificationRequest) async throws -> VerificationResult {
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         state.withLock {
             $0.inFlight += 1
             $0.calls += 1

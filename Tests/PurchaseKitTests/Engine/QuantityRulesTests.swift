@@ -22,7 +22,7 @@ final class QuantityRulesTests: XCTestCase {
         XCTAssertEqual(ProductType.nonRenewable.allowedQuantities, 1...10)
         XCTAssertEqual(ProductType.nonConsumable.allowedQuantities, 1...1)
         XCTAssertEqual(ProductType.autoRenewable.allowedQuantities, 1...1)
-        let coins = Product(id: "coins", type: .consumable, displayName: "Coins", price: 1)
+        let coins = StoreProduct(id: "coins", type: .consumable, displayName: "Coins", price: 1)
         XCTAssertNoThrow(try coins.validatePurchaseQuantity(10))
         XCTAssertThrowsError(try coins.validatePurchaseQuantity(11)) { error in
             XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "quantity")
@@ -99,7 +99,7 @@ final class QuantityRulesTests: XCTestCase {
     }
 
     func testProductFactsPreferTheOrderThenTheCatalogThenTheTransaction() throws {
-        let monthly = Product(id: "plus", type: .autoRenewable, displayName: "Plus", price: 1,
+        let monthly = StoreProduct(id: "plus", type: .autoRenewable, displayName: "Plus", price: 1,
                               subscription: SubscriptionInfo(groupID: "group-a", period: try SubscriptionPeriod(iso8601: "P1M")))
         func stored(_ id: String, product: String, type: ProductType? = nil, group: String? = nil, quantity: Int = 1,
                     expires: Bool = false, original: String? = nil) -> Order {

@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// A restore says what it restored and delivered, what is still owed, what

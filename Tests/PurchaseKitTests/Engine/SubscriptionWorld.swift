@@ -1,5 +1,5 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// One subscription group with levels and a promotional offer, on a store
@@ -13,16 +13,16 @@ struct SubscriptionWorld {
     static let basic = "tier.basic"
     static let promo = "comeback"
 
-    static var products: [Product] {
+    static var products: [StoreProduct] {
         let month = try! SubscriptionPeriod(iso8601: "P1M")
         let week = try! SubscriptionPeriod(iso8601: "P1W")
         return [
-            Product(id: pro, type: .autoRenewable, displayName: "Pro", price: 9,
+            StoreProduct(id: pro, type: .autoRenewable, displayName: "Pro", price: 9,
                     subscription: SubscriptionInfo(groupID: group, period: month, groupLevel: 1, groupName: "Tiers", offers: [
                         SubscriptionOffer(id: "free-week", kind: .offerCode, paymentMode: .freeTrial, period: week,
                                           eligibility: [.new]),
                     ])),
-            Product(id: basic, type: .autoRenewable, displayName: "Basic", price: 4,
+            StoreProduct(id: basic, type: .autoRenewable, displayName: "Basic", price: 4,
                     subscription: SubscriptionInfo(
                         groupID: group, period: month, groupLevel: 2,
                         introductoryOffer: IntroductoryOffer(paymentMode: .freeTrial, period: week), groupName: "Tiers",

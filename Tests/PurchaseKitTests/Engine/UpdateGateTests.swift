@@ -73,7 +73,7 @@ final class ConcurrentMatchingTests: XCTestCase {
         let world = World()
         let gated = GatedSaves(base: world.orders)
         var configuration = world.configuration(store: gated)
-        configuration.maximumConcurrentPurchases = 8
+        configuration.limits.maximumConcurrentPurchases = 8
         let engine = try await world.engine(configuration)
         await gated.holdPurchasedSaves(true)
         let calls = (0..<8).map { index in

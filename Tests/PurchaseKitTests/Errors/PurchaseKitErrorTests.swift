@@ -120,7 +120,7 @@ final class PurchaseKitErrorTests: XCTestCase {
     }
 
     func testCorruptRendersNestedKeyPaths() throws {
-        struct Configuration: Decodable { var products: [Product] }
+        struct Configuration: Decodable { var products: [StoreProduct] }
         let product = #"{"id": "p%d", "type": "%@", "displayName": "P", "description": "", "price": 1, "displayPrice": "1", "currencyCode": "USD", "isFamilyShareable": false}"#
         let products = ["consumable", "nonConsumable", "subscriptionForever"].enumerated()
             .map { product.replacingOccurrences(of: "%d", with: "\($0.offset)").replacingOccurrences(of: "%@", with: $0.element) }

@@ -56,7 +56,7 @@ final class ModelCodableRoundTripTests: XCTestCase {
     func testProductsWithAndWithoutSubscriptionRoundTripWithExactPrices() throws {
         let cheap = try XCTUnwrap(Decimal(string: "0.99"))
         let dear = try XCTUnwrap(Decimal(string: "1234.5678"))
-        let coins = Product(id: "com.example.coins.100", type: .consumable, displayName: "100 Coins",
+        let coins = StoreProduct(id: "com.example.coins.100", type: .consumable, displayName: "100 Coins",
                             description: "A pile of coins", price: cheap, displayPrice: "$0.99", currencyCode: "USD")
         let decodedCoins = try roundTrip(coins)
         XCTAssertEqual(decodedCoins.price, cheap)
@@ -65,7 +65,7 @@ final class ModelCodableRoundTripTests: XCTestCase {
 
         let offer = IntroductoryOffer(paymentMode: .payUpFront, period: try SubscriptionPeriod(iso8601: "P3M"),
                                       periodCount: 1, displayPrice: "€9.99")
-        let pro = Product(id: "com.example.pro.yearly", type: .autoRenewable, displayName: "Pro", price: dear,
+        let pro = StoreProduct(id: "com.example.pro.yearly", type: .autoRenewable, displayName: "Pro", price: dear,
                           currencyCode: "EUR", isFamilyShareable: true,
                           subscription: SubscriptionInfo(groupID: "pro", period: try SubscriptionPeriod(iso8601: "P1Y"),
                                                          groupLevel: 1, introductoryOffer: offer))
@@ -74,7 +74,7 @@ final class ModelCodableRoundTripTests: XCTestCase {
         XCTAssertEqual(decodedPro.price.description, "1234.5678")
         XCTAssertEqual(decodedPro.subscription?.introductoryOffer?.period.iso8601, "P3M")
 
-        let noOffer = Product(id: "com.example.pro.monthly", type: .autoRenewable, displayName: "Pro Monthly", price: cheap,
+        let noOffer = StoreProduct(id: "com.example.pro.monthly", type: .autoRenewable, displayName: "Pro Monthly", price: cheap,
                               subscription: SubscriptionInfo(groupID: "pro", period: try SubscriptionPeriod(iso8601: "P1M")))
         XCTAssertNil(try roundTrip(noOffer).subscription?.introductoryOffer)
     }

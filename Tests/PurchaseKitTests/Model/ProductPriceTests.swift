@@ -6,9 +6,9 @@ import PurchaseKit
 /// formatting. The expected strings were checked on Linux with Swift 6.3's
 /// Foundation; de_DE puts a no-break space (U+00A0) before the euro sign.
 final class ProductPriceTests: XCTestCase {
-    private func product(_ price: String, _ currency: String, period: String? = nil) throws -> Product {
+    private func product(_ price: String, _ currency: String, period: String? = nil) throws -> StoreProduct {
         let subscription = try period.map { SubscriptionInfo(groupID: "g", period: try SubscriptionPeriod(iso8601: $0)) }
-        return Product(id: "p", type: subscription == nil ? .nonConsumable : .autoRenewable, displayName: "P",
+        return StoreProduct(id: "p", type: subscription == nil ? .nonConsumable : .autoRenewable, displayName: "P",
                        price: try XCTUnwrap(Decimal(string: price)), displayPrice: "raw \(price)",
                        currencyCode: currency, subscription: subscription)
     }

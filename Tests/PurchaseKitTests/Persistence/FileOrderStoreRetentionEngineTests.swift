@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// Retention through the engine, set up as the integration guide does: the

@@ -161,7 +161,7 @@ final class FaultyFileSystem: FileSystem {
 extension FileOrderStore.Configuration {
     /// A configuration over a given file system.
     static func testing(_ fileSystem: any FileSystem, clock: any PurchaseClock = SystemClock(),
-                        logHandler: any LogHandler = SilentLogHandler(),
+                        logHandler: any PurchaseLogHandler = SilentLogHandler(),
                         archiveRetention: TimeInterval = 30 * 86_400) -> Self {
         var configuration = Self(archiveRetention: archiveRetention, clock: clock, logHandler: logHandler)
         configuration.fileSystem = fileSystem
@@ -175,7 +175,7 @@ let testEpoch = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
 /// A store over `directory` with a manual clock standing at ``testEpoch``.
 func makeStore(_ directory: URL, fileSystem: any FileSystem = POSIXFileSystem(),
-               logHandler: any LogHandler = SilentLogHandler()) throws -> FileOrderStore {
+               logHandler: any PurchaseLogHandler = SilentLogHandler()) throws -> FileOrderStore {
     try FileOrderStore(directory: directory,
                        configuration: .testing(fileSystem, clock: ManualClock(start: testEpoch), logHandler: logHandler))
 }

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import PurchaseKit
+@_spi(Testing) @testable import PurchaseKit
 import PurchaseKitSimulator
 
 /// A power loss at every file-system call of a spend, on the simulated disk,

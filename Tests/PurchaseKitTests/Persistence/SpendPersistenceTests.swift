@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import PurchaseKit
+@_spi(Testing) @testable import PurchaseKit
 import PurchaseKitSimulator
 
 /// Spends kept by the durable stores: across a relaunch, through journal

@@ -1,12 +1,12 @@
 import Foundation
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// The products and orders the benchmarks use.
 enum Fixtures {
     /// A consumable: buying it again always charges again, so every purchase
     /// runs the whole lifecycle (an owned non-consumable would be re-delivered).
-    static let coins = Product(id: "com.example.coins.100", type: .consumable, displayName: "100 coins",
+    static let coins = StoreProduct(id: "com.example.coins.100", type: .consumable, displayName: "100 coins",
                                price: Decimal(string: "0.99")!)
 
     static let start = Date(timeIntervalSince1970: 1_767_225_600)
@@ -15,25 +15,20 @@ enum Fixtures {
     /// (Ask to Buy waiting for a parent). It is open, so a launch loads it, but
     /// it owes nothing, so recovery has no further work: loading is what is measured.
     static func restingOrder(_ index: Int) -> Order {
-        var order = Order(id: "fixture-\(index)", productID: coins.id, userID: "user-\(index % 1_000)",
+        let order = Order(id: "fixture-\(index)", productID: coins.id, userID: "user-\(index % 1_000)",
                           token: UUID().uuidString.lowercased(), status: .deferred,
                           createdAt: start.addingTimeInterval(Double(index)),
                           metadata: ["campaign": "spring", "screen": "store"])
-        order.paymentBeganAt = order.createdAt
-        order.updatedAt = order.createdAt.addingTimeInterval(1)
-        return order
+        return order.fixture(paymentBeganAt: order.createdAt, updatedAt: order.createdAt.addingTimeInterval(1))
     }
 
     /// An order that owes a delivery: paid (`purchased`) with its transaction backed up.
     static func owedOrder(_ index: Int) -> Order {
-        var order = restingOrder(index)
-        order.status = .purchased
-        order.paymentFinishedAt = order.updatedAt
+        let order = restingOrder(index)
         var transaction = StoreTransaction(id: "\(3_000_000_000 + index)", productID: coins.id,
                                            purchaseDate: order.updatedAt, orderToken: order.token)
         transaction.receipt = Data(repeating: 0x5A, count: 256)
-        order.transaction = transaction
-        return order
+        return order.fixture(status: .purchased, paymentFinishedAt: order.updatedAt, transaction: transaction)
     }
 
     /// The engine configuration every purchase benchmark uses: the simulated
@@ -45,6 +40,6 @@ enum Fixtures {
         let queue = SimulatedPaymentQueue(products: [coins], clock: clock, seed: 1)
         return try PurchaseEngine(configuration: .init(
             paymentQueue: queue, receiptVerifier: AlwaysDeliverVerifier(), orderStore: store,
-            clock: clock, maximumConcurrentPurchases: maximumConcurrentPurchases))
+            clock: clock, limits: .init(maximumConcurrentPurchases: maximumConcurrentPurchases)))
     }
 }

@@ -64,7 +64,7 @@ extension JournalOrderStore {
     }
 
     /// Sends a line to the configured handler, stamped by the configured clock.
-    func log(_ level: LogLevel, _ message: String, _ metadata: [String: String]) {
+    func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String]) {
         let handler = configuration.logHandler
         guard level >= handler.minimumLevel else { return }
         handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: configuration.clock.now))

@@ -71,7 +71,7 @@ public final class JournalOrderStore: OrderStore {
         /// Where "now" comes from, for compacting the archive.
         public var clock: any PurchaseClock
         /// Receives a line for every record set aside, snapshot written or order compacted.
-        public var logHandler: any LogHandler
+        public var logHandler: any PurchaseLogHandler
         /// The largest order the store writes or reads, in bytes of its binary
         /// form; 1 MiB by default. A save of a larger order is refused, so that
         /// nothing is written that could not be read back; lowering it later
@@ -94,7 +94,7 @@ public final class JournalOrderStore: OrderStore {
         /// Creates a configuration.
         public init(archiveRetention: TimeInterval = 30 * 24 * 60 * 60,
                     clock: any PurchaseClock = SystemClock(),
-                    logHandler: any LogHandler = SilentLogHandler(),
+                    logHandler: any PurchaseLogHandler = SilentLogHandler(),
                     maximumRecordSize: Int = 1024 * 1024,
                     snapshotThreshold: Int = 1024 * 1024) {
             self.archiveRetention = archiveRetention

@@ -6,7 +6,7 @@ struct Quarantine: Sendable {
     let path: String
     let fileSystem: any FileSystem
     let clock: any PurchaseClock
-    let logHandler: any LogHandler
+    let logHandler: any PurchaseLogHandler
 
     /// A fresh name: unique, sortable by time, short enough for NAME_MAX.
     func name(for original: String, suffix: String = "") -> String {
@@ -50,7 +50,7 @@ struct Quarantine: Sendable {
         return problem
     }
 
-    private func log(_ level: LogLevel, _ message: String, _ metadata: [String: String]) {
+    private func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String]) {
         guard level >= logHandler.minimumLevel else { return }
         logHandler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: clock.now))
     }

@@ -124,7 +124,7 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
         }
     }
 
-    private func log(_ level: LogLevel, _ message: String, _ metadata: [String: String]) {
+    private func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String]) {
         let handler = configuration.logHandler
         guard level >= handler.minimumLevel else { return }
         handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: configuration.clock.now))

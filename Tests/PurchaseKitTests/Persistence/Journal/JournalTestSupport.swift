@@ -5,7 +5,7 @@ import PurchaseKitSimulator
 
 /// A journal store over `directory` with a manual clock standing at ``testEpoch``.
 func makeJournalStore(_ directory: URL, fileSystem: any FileSystem = POSIXFileSystem(),
-                      logHandler: any LogHandler = SilentLogHandler(),
+                      logHandler: any PurchaseLogHandler = SilentLogHandler(),
                       clock: any PurchaseClock = ManualClock(start: testEpoch),
                       snapshotThreshold: Int = 1024 * 1024, maximumRecordSize: Int = 1024 * 1024,
                       archiveRetention: TimeInterval = 30 * 86_400, reservation: Int = 256 * 1024,

@@ -7,7 +7,7 @@ public enum OrderEvent: Sendable, Equatable {
     /// The store reported on the payment (`transaction` for purchased and restored reports).
     case store(TransactionUpdate.Kind, StoreTransaction?)
     /// The verifier answered (a thrown error arrives as `.retryLater`).
-    case verified(VerificationResult)
+    case verified(ReceiptVerdict)
     /// The store transaction was finished.
     case finished
     /// A delivery attempt is due (a retry timer, a retry trigger, launch).
@@ -194,7 +194,7 @@ public struct OrderStateMachine: Sendable {
         }
     }
 
-    private func verified(_ result: VerificationResult, order: Order, now: Date, retryDelay: TimeInterval) -> Step {
+    private func verified(_ result: ReceiptVerdict, order: Order, now: Date, retryDelay: TimeInterval) -> Step {
         guard order.status.owesDelivery, let transaction = order.transaction,
               Self.quantityProblem(of: transaction, productType: order.productType) == nil else {
             return Step(order: order, actions: [])

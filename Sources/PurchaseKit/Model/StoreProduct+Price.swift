@@ -1,6 +1,6 @@
 import Foundation
 
-extension Product {
+extension StoreProduct {
     /// The price formatted for `locale` from ``price`` and ``currencyCode``
     /// with Foundation's currency format, such as `$4.99` (en_US, USD),
     /// `4,99 €` (de_DE, EUR) or `¥600` (ja_JP, JPY). The digits follow the
@@ -30,7 +30,7 @@ extension Product {
     }
 }
 
-/// The formatting behind ``Product/formattedPrice(locale:)``, for the prices of offers too.
+/// The formatting behind ``StoreProduct/formattedPrice(locale:)``, for the prices of offers too.
 public enum PriceFormat {
     /// `amount` in `currencyCode`, formatted for `locale` with Foundation's currency format.
     public static func currency(_ amount: Decimal, currencyCode: String, locale: Locale) -> String {

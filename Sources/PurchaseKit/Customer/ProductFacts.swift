@@ -37,7 +37,7 @@ struct ProductFacts: Sendable, Equatable {
     /// else inferred. A subscription group missing everywhere is taken from
     /// another order of the same purchase (same original transaction), else
     /// the product id stands for its own group. Pure.
-    static func resolve(_ orders: [Order], catalog: [String: Product]) -> [String: ProductFacts] {
+    static func resolve(_ orders: [Order], catalog: [String: StoreProduct]) -> [String: ProductFacts] {
         var groupByOriginal: [String: String] = [:]
         var typeByProduct: [String: ProductType] = [:]
         var groupByProduct: [String: String] = [:]

@@ -25,19 +25,3 @@ enum SupersededSubscriptions {
         return superseded
     }
 }
-
-extension PurchaseEngine {
-    /// The user's subscription orders that a later purchase in the same group
-    /// replaced, judged over every paid order of the user, refunded ones
-    /// included: an upgrade that is refunded later does not bring back the
-    /// plan it replaced, whose rest the store refunded at the upgrade. Call it
-    /// after `productFacts(for:)` has loaded the catalog the answer needs.
-    func supersededSubscriptionOrders(of userID: String) async throws -> Set<String> {
-        let paid = try await allOrders(of: userID).filter {
-            $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked)
-        }
-        // The catalog as already loaded: the caller asked the store for what it
-        // lacked, and an order nobody describes is judged by what it shows.
-        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: clock.now)
-    }
-}

@@ -90,7 +90,7 @@ public struct SubscriptionInfo: Sendable, Hashable, Codable {
 }
 
 /// A product as the store sells it.
-public struct Product: Sendable, Hashable, Codable, Identifiable {
+public struct StoreProduct: Sendable, Hashable, Codable, Identifiable {
     /// The store's product identifier, such as `com.example.coins.100`.
     public var id: String
     /// What kind of product it is.
