@@ -70,23 +70,11 @@ extension PurchaseEngine {
         return try await store.order(id: orderID)
     }
 
-    /// A save failed, so the order did not move. The purchase call waiting on
-    /// it is answered now rather than left to its timeout: a paid order is
-    /// safe with the store, which replays its unfinished transaction at the
-    /// next launch or retry trigger. An order whose delivery is saved was
-    /// credited: only a later record (`completed`) failed, and launch redoes it.
+    /// A save failed, so the order did not move: the waiting call, if any, is
+    /// answered now (``OrderStateMachine/answerAfterFailedSave(attempted:saved:)``).
     private func answerAfterFailedSave(attempted: Order, saved: Order) {
         guard waiters[attempted.id] != nil else { return }
-        if saved.status == .delivered || saved.status == .completed {
-            resolveWaiter(orderID: attempted.id, with: .success(.success(saved)))
-        } else if attempted.transaction != nil {
-            resolveWaiter(orderID: attempted.id, with: .success(.pending(attempted, .deliveryRetrying)))
-        } else {
-            resolveWaiter(orderID: attempted.id, with: .failure(PurchaseKitError(
-                .persistenceWriteFailed, "Order '\(attempted.id)' could not be saved.",
-                advice: "Free some storage and try again; if the store charged the user, the payment is delivered at the next launch.",
-                orderID: attempted.id)))
-        }
+        resolveWaiter(orderID: attempted.id, with: OrderStateMachine.answerAfterFailedSave(attempted: attempted, saved: saved))
     }
 
     /// Double-checks the state machine's move against the table; a refusal is a

@@ -260,7 +260,7 @@ extension PurchaseEngine {
     /// Settles the waiting call once the order rests.
     func settleWaiter(for order: Order, after event: OrderEvent) {
         guard waiters[order.id] != nil,
-              let outcome = PaymentTask.outcome(for: order, after: event) else { return }
+              let outcome = OrderStateMachine.answer(for: order, after: event) else { return }
         resolveWaiter(orderID: order.id, with: outcome)
     }
 }

@@ -20,12 +20,11 @@ extension PurchaseEngine {
             await reconcileRevocations()
         }
         let due = orders.values
-            .filter { ($0.status.owesDelivery || owesEngineFinish($0)) && (userID == nil || $0.userID == userID) }
+            .filter { machine.retryEvent(for: $0) != nil && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
         await runBounded(due.map(\.id)) { orderID in
-            guard let order = orders[orderID], order.status.owesDelivery || owesEngineFinish(order) else { return nil }
-            let event = retryEvent(for: order)
+            guard let order = orders[orderID], let event = machine.retryEvent(for: order) else { return nil }
             return { engine in await engine.drive(orderID: orderID, event) }
         }
         var result: [Order] = []
@@ -33,18 +32,6 @@ extension PurchaseEngine {
             if let now = try? await currentOrder(order.id) { result.append(now) }
         }
         return result
-    }
-
-    /// What a retry of `order` does: deliver what is owed, else finish.
-    private func retryEvent(for order: Order) -> OrderEvent {
-        order.status.owesDelivery ? .deliveryDue : .finishDue
-    }
-
-    /// Whether the engine itself still has to finish the order's transaction:
-    /// with ``FinishPolicy/manual`` a delivered one waits for the app.
-    func owesEngineFinish(_ order: Order) -> Bool {
-        guard order.status.owesFinish, order.transaction != nil, !order.isFinished else { return false }
-        return order.status != .delivered || configuration.finishPolicy == .afterDelivery
     }
 
     /// Tries one order's delivery now (the manual retry).
@@ -56,7 +43,7 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
         }
-        await drive(orderID: orderID, retryEvent(for: order))
+        await drive(orderID: orderID, machine.manualRetryEvent(for: order))
         return try await currentOrder(orderID) ?? order
     }
 

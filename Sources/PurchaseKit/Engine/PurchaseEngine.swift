@@ -183,28 +183,20 @@ public actor PurchaseEngine {
         }
     }
 
-    /// What launch owes one loaded order, if anything.
+    /// What launch owes one loaded order, if anything, as the machine decides it.
     private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
         guard let order = orders[orderID] else { return nil }
-        let event: OrderEvent?
-        switch order.status {
-        case .purchased, .needsAttention: event = .deliveryDue
-        case .delivered: event = configuration.finishPolicy == .afterDelivery ? .finishDue : nil
-        case .rejected, .revoked: event = order.transaction != nil && !order.isFinished ? .finishDue : nil
-        case .created: event = .abandoned
-        case .purchasing:
-            scheduleExpiry(of: order)
-            event = nil
-        default: event = nil
-        }
-        let inMatchingWindow = order.isExpiredPayment
-            && clock.now.timeIntervalSince(order.paymentBeganAt ?? order.createdAt) < configuration.reconciler.matchingWindow
-        if let event {
+        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.reconciler.matchingWindow) {
+        case .drive(let event):
             return { engine in await engine.drive(orderID: orderID, event) }
-        } else if order.status.isArchivable, order.transaction == nil || order.isFinished, !inMatchingWindow {
+        case .archive:
             return { engine in await engine.archive(orderID: orderID) }
+        case .watchExpiry:
+            scheduleExpiry(of: order)
+            return nil
+        case .none:
+            return nil
         }
-        return nil
     }
 
     // MARK: Events

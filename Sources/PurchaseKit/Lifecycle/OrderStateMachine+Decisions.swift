@@ -1,0 +1,64 @@
+import Foundation
+
+// The machine's decisions beyond one step: what launch and the retry
+// triggers owe an order, whether the engine finishes a transaction itself
+// (the finish policy, decided here and nowhere else), and what a waiting
+// purchase call hears. Pure: the engine looks up, asks, and performs.
+extension OrderStateMachine {
+    /// What launch does with one loaded order.
+    public enum LaunchWork: Sendable, Equatable {
+        /// Drive the order with this event (a delivery or a finish owed, or
+        /// an order the app left before its payment reached the store).
+        case drive(OrderEvent)
+        /// A payment the store has not answered yet: watch it, so that it
+        /// expires after the configured time.
+        case watchExpiry
+        /// Nothing is owed and nothing can still match it: archive it.
+        case archive
+        /// Nothing to do now.
+        case none
+    }
+
+    /// What launch owes `order` at `now`. A failed order whose payment
+    /// expired stays open while a late payment may still match it, that is
+    /// for `matchingWindow` seconds after its payment began.
+    public func launchWork(for order: Order, now: Date, matchingWindow: TimeInterval) -> LaunchWork {
+        switch order.status {
+        case .purchased, .needsAttention: return .drive(.deliveryDue)
+        case .created: return .drive(.abandoned)
+        case .purchasing: return .watchExpiry
+        case .delivered where finishesAfterDelivery: return .drive(.finishDue)
+        case .rejected, .revoked: if order.transaction != nil && !order.isFinished { return .drive(.finishDue) }
+        default: break
+        }
+        let inMatchingWindow = order.isExpiredPayment
+            && now.timeIntervalSince(order.paymentBeganAt ?? order.createdAt) < matchingWindow
+        if order.status.isArchivable, order.transaction == nil || order.isFinished, !inMatchingWindow {
+            return .archive
+        }
+        return .none
+    }
+
+    /// Whether the engine itself still has to finish the order's transaction:
+    /// a rejected, revoked or (with automatic finishing) delivered order whose
+    /// paid transaction is not finished. With manual finishing a delivered one
+    /// waits for the app.
+    public func owesFinish(_ order: Order) -> Bool {
+        guard order.status.owesFinish, order.transaction != nil, !order.isFinished else { return false }
+        return order.status != .delivered || finishesAfterDelivery
+    }
+
+    /// What a retry trigger (login, network back, the app's call) does with
+    /// `order`: deliver what is owed, else finish what the engine owes; nil
+    /// when it owes neither.
+    public func retryEvent(for order: Order) -> OrderEvent? {
+        if order.status.owesDelivery { return .deliveryDue }
+        return owesFinish(order) ? .finishDue : nil
+    }
+
+    /// What the app's own retry of one order does: deliver what is owed, else
+    /// try to finish (a no-op when nothing is left to finish).
+    public func manualRetryEvent(for order: Order) -> OrderEvent {
+        order.status.owesDelivery ? .deliveryDue : .finishDue
+    }
+}
