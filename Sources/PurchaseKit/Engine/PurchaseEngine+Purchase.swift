@@ -115,9 +115,8 @@ extension PurchaseEngine {
         }
         let newToken = await makeToken()
         try ensureRunning()
-        let order = Order(id: orderID, productID: product.id, userID: key.userID, token: newToken,
-                          quantity: quantity, productType: product.type, subscriptionGroupID: product.subscription?.groupID,
-                          source: source, createdAt: clock.now, metadata: metadata)
+        let order = OrderStateMachine.purchaseOrder(id: orderID, product: product, userID: key.userID, token: newToken,
+                                                    quantity: quantity, source: source, metadata: metadata, now: clock.now)
         do {
             try await store.save(order)
         } catch {

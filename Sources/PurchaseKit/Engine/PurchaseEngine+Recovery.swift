@@ -54,16 +54,14 @@ extension PurchaseEngine {
     ///   when the order already belongs to someone — an order is only ever credited to its own user.
     @discardableResult
     public func assign(orderID: String, toUser userID: String) async throws -> Order {
-        guard var order = orders[orderID] else {
+        guard let open = orders[orderID] else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)
         }
-        guard order.userID.isEmpty, !userID.isEmpty else {
+        guard let order = OrderStateMachine.assignment(of: open, to: userID, now: clock.now) else {
             throw PurchaseKitError(.invalidConfiguration, "Order '\(orderID)' already belongs to a user, or no user was given.",
                                    advice: "Only unassigned orders can be assigned, to a non-empty user id.", orderID: orderID)
         }
-        order.userID = userID
-        order.updatedAt = clock.now
         do {
             try await store.save(order)
         } catch {

@@ -50,7 +50,7 @@ extension PurchaseEngine {
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
-            let orderID = paymentOrder(for: update)
+            let orderID = configuration.reconciler.matchUnpaid(update, orders: orders.values)
             if let orderID {
                 await drive(orderID: orderID, .store(update.kind, nil))
             } else {
@@ -85,26 +85,6 @@ extension PurchaseEngine {
             await handleRevocation(transaction)
             unlockUpdates()
         }
-    }
-
-    /// The order an unpaid update (purchasing, deferred, failed...) is about:
-    /// by token, or — when the store lost it — the only order of that product
-    /// waiting for the store, but only for an update that leaves the order
-    /// waiting. A guess never fails or cancels an order: a stray or repeated
-    /// tokenless failure would close another user's order, whose own payment
-    /// (tokenless too) would then find no order and go to whoever is logged
-    /// in. Such an order waits instead; its call is answered at the store
-    /// timeout and it expires after `paymentExpiry`, still matchable.
-    private func paymentOrder(for update: TransactionUpdate) -> String? {
-        if let token = update.orderToken {
-            return orders.values.first { $0.token == token }?.id
-        }
-        guard update.kind == .purchasing || update.kind == .deferred else { return nil }
-        let waiting = orders.values.filter {
-            $0.productID == update.productID && $0.transaction == nil
-                && ($0.status == .purchasing || $0.status == .deferred)
-        }
-        return waiting.count == 1 ? waiting.first?.id : nil
     }
 
     /// A paid transaction: find or make its order, save it as `purchased`, and
@@ -193,12 +173,8 @@ extension PurchaseEngine {
     private func handleDuplicate(_ transaction: StoreTransaction, orderID: String, candidates: [Order]) async {
         guard let order = candidates.first(where: { $0.id == orderID }) else { return }
         log(.debug, "Duplicate transaction update ignored", ["orderID": orderID, "transactionID": transaction.id, "status": order.status.rawValue])
-        // Already delivered and finished locally but the store still holds it
-        // (a crash between finish and its record, or a late duplicate): finish again.
-        if order.isFinished || order.status == .rejected {
-            if orders[orderID] == nil {
-                await finishTransaction(transaction.id, orderID: orderID)
-            }
+        if OrderStateMachine.refinishesDuplicate(of: order, isOpen: orders[orderID] != nil) {
+            await finishTransaction(transaction.id, orderID: orderID)
         }
     }
 
@@ -207,20 +183,9 @@ extension PurchaseEngine {
     /// Returns its id, or nil when it could not be saved.
     private func adopt(_ transaction: StoreTransaction, userID: String, source: OrderSource, attention: String?,
                        startsDelivery: Bool = true) async -> String? {
-        let orderID = "\(source.rawValue)-\(transaction.id)"
-        let product = products[transaction.productID]
-        var order = Order(id: orderID, productID: transaction.productID, userID: userID, token: nil,
-                          quantity: transaction.quantity, productType: product?.type,
-                          subscriptionGroupID: product?.subscription?.groupID, source: source, createdAt: clock.now)
-        order.transaction = transaction
-        order.paymentBeganAt = transaction.purchaseDate
-        order.paymentFinishedAt = transaction.purchaseDate
-        if let attention {
-            order.status = .needsAttention
-            order.hint = attention
-        } else {
-            order.status = .purchased
-        }
+        let order = OrderStateMachine.adoptedOrder(for: transaction, userID: userID, source: source, attention: attention,
+                                                   product: products[transaction.productID], now: clock.now)
+        let orderID = order.id
         do {
             try await store.save(order)
         } catch {

@@ -1,0 +1,50 @@
+import XCTest
+@testable import PurchaseKit
+
+/// Matching the store's unpaid updates (purchasing, deferred, cancelled,
+/// failed...) to orders: by token, and without one only to keep an order
+/// waiting, never to close it.
+final class ReconcilerUnpaidTests: XCTestCase {
+    private let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    private let reconciler = Reconciler()
+
+    private func order(_ id: String, product: String = "p", status: OrderStatus = .purchasing, paid: Bool = false) -> Order {
+        var order = Order(id: id, productID: product, userID: "u-\(id)", token: "tok-\(id)", createdAt: t0)
+        order.status = status
+        if paid { order.transaction = StoreTransaction(id: "t-\(id)", productID: product, purchaseDate: t0) }
+        return order
+    }
+
+    private func update(_ kind: TransactionUpdate.Kind, token: String? = nil, product: String = "p") -> TransactionUpdate {
+        TransactionUpdate(kind: kind, productID: product, orderToken: token, date: t0)
+    }
+
+    private let allKinds: [TransactionUpdate.Kind] = [.purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed(.unknown)]
+
+    func testATokenFindsItsOrderWhateverTheKind() {
+        let orders = [order("a"), order("b", status: .deferred), order("c", status: .failed)]
+        for kind in allKinds {
+            XCTAssertEqual(reconciler.matchUnpaid(update(kind, token: "tok-b"), orders: orders), "b", "\(kind)")
+            XCTAssertEqual(reconciler.matchUnpaid(update(kind, token: "tok-c"), orders: orders), "c", "\(kind)")
+            XCTAssertNil(reconciler.matchUnpaid(update(kind, token: "tok-unknown"), orders: orders), "\(kind)")
+        }
+    }
+
+    func testWithoutATokenOnlyTheOneWaitingOrderIsKeptWaiting() {
+        let orders = [order("a"), order("other", product: "q"), order("done", status: .completed, paid: true)]
+        XCTAssertEqual(reconciler.matchUnpaid(update(.purchasing), orders: orders), "a")
+        XCTAssertEqual(reconciler.matchUnpaid(update(.deferred), orders: orders), "a")
+        for kind: TransactionUpdate.Kind in [.interrupted, .scheduled, .cancelled, .failed(.unknown)] {
+            XCTAssertNil(reconciler.matchUnpaid(update(kind), orders: orders), "a tokenless \(kind) never closes a guessed order")
+        }
+    }
+
+    func testWithoutATokenTwoWaitingOrdersAreNeverGuessed() {
+        let orders = [order("a"), order("b", status: .deferred)]
+        XCTAssertNil(reconciler.matchUnpaid(update(.purchasing), orders: orders))
+        XCTAssertNil(reconciler.matchUnpaid(update(.deferred), orders: orders))
+        XCTAssertEqual(reconciler.matchUnpaid(update(.deferred), orders: [order("a"), order("b", status: .failed)]), "a",
+                       "a failed order is not waiting")
+        XCTAssertNil(reconciler.matchUnpaid(update(.purchasing), orders: [order("a", paid: true)]), "a paid order is not waiting")
+    }
+}
