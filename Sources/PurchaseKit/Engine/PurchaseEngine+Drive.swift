@@ -102,19 +102,10 @@ extension PurchaseEngine {
         }
         orders[order.id] = order
         if order.status != previous.status {
-            emit(.orderChanged(order, from: previous.status))
             log(.info, "Order moved", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])
-            switch order.status {
-            case .needsAttention: emit(.needsAttention(order))
-            case .revoked:
-                emit(.revoked(order))
-                emit(.entitlementsChanged(user: order.userID))
-            case .delivered: emit(.entitlementsChanged(user: order.userID))
-            case .completed where previous.status != .delivered: emit(.entitlementsChanged(user: order.userID))
-            default: break
-            }
         }
-        if !order.status.owesDelivery && order.status != .purchasing { cancelRetry(orderID: order.id) }
+        for event in OrderStateMachine.events(from: previous, to: order) { emit(event) }
+        if OrderStateMachine.endsRetries(order.status) { cancelRetry(orderID: order.id) }
         return true
     }
 

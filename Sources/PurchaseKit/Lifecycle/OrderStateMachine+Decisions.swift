@@ -62,3 +62,30 @@ extension OrderStateMachine {
         order.status.owesDelivery ? .deliveryDue : .finishDue
     }
 }
+
+// What the world hears of a saved step, decided here: the engine emits these
+// after the save, in this order.
+extension OrderStateMachine {
+    /// The events a saved move from `previous` to `order` announces: the
+    /// change itself, then what it means — a delivery or a revocation changes
+    /// the user's entitlements, an order that needs attention is flagged. A
+    /// save that moved no status announces nothing.
+    public static func events(from previous: Order, to order: Order) -> [PurchaseEvent] {
+        guard order.status != previous.status else { return [] }
+        var events: [PurchaseEvent] = [.orderChanged(order, from: previous.status)]
+        switch order.status {
+        case .needsAttention: events.append(.needsAttention(order))
+        case .revoked: events += [.revoked(order), .entitlementsChanged(user: order.userID)]
+        case .delivered: events.append(.entitlementsChanged(user: order.userID))
+        case .completed where previous.status != .delivered: events.append(.entitlementsChanged(user: order.userID))
+        default: break
+        }
+        return events
+    }
+
+    /// Whether a delivery retry scheduled for an order in `status` is void:
+    /// nothing is owed any more, and the payment is not waiting for the store.
+    public static func endsRetries(_ status: OrderStatus) -> Bool {
+        !status.owesDelivery && status != .purchasing
+    }
+}

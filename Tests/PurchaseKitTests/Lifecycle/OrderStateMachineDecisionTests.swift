@@ -113,4 +113,33 @@ final class OrderStateMachineDecisionTests: XCTestCase {
                        "paid, and the store replays it")
         XCTAssertEqual(heard(order(.purchasing), order(.created)), "throws persistenceWriteFailed")
     }
+
+    func testWhatASavedMoveAnnounces() {
+        func announced(_ from: OrderStatus, _ to: OrderStatus) -> [String] {
+            OrderStateMachine.events(from: order(from, paid: true), to: order(to, paid: true)).map { event in
+                switch event {
+                case .orderChanged(_, let previous): return "changed from \(previous?.rawValue ?? "nil")"
+                case .needsAttention: return "needsAttention"
+                case .revoked: return "revoked"
+                case .entitlementsChanged(let user): return "entitlements \(user)"
+                default: return "other"
+                }
+            }
+        }
+        XCTAssertEqual(announced(.purchased, .purchased), [], "no move, nothing to say")
+        XCTAssertEqual(announced(.created, .purchasing), ["changed from created"])
+        XCTAssertEqual(announced(.purchased, .delivered), ["changed from purchased", "entitlements u"])
+        XCTAssertEqual(announced(.delivered, .completed), ["changed from delivered"], "the delivery already announced it")
+        XCTAssertEqual(announced(.purchased, .completed), ["changed from purchased", "entitlements u"])
+        XCTAssertEqual(announced(.completed, .revoked), ["changed from completed", "revoked", "entitlements u"])
+        XCTAssertEqual(announced(.purchased, .needsAttention), ["changed from purchased", "needsAttention"])
+        XCTAssertEqual(announced(.purchasing, .failed), ["changed from purchasing"])
+    }
+
+    func testARetryEndsOnceNothingIsOwedAndNothingIsWaiting() {
+        let keeps: Set<OrderStatus> = [.purchased, .needsAttention, .purchasing]
+        for status in OrderStatus.allCases {
+            XCTAssertEqual(OrderStateMachine.endsRetries(status), !keeps.contains(status), "\(status)")
+        }
+    }
 }
