@@ -73,7 +73,7 @@ extension PurchaseEngine {
     /// A save failed, so the order did not move: the waiting call, if any, is
     /// answered now (``OrderStateMachine/answerAfterFailedSave(attempted:saved:)``).
     private func answerAfterFailedSave(attempted: Order, saved: Order) {
-        guard waiters[attempted.id] != nil else { return }
+        guard calls.isWaiting(attempted.id) else { return }
         resolveWaiter(orderID: attempted.id, with: OrderStateMachine.answerAfterFailedSave(attempted: attempted, saved: saved))
     }
 

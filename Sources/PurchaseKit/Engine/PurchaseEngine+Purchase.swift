@@ -132,11 +132,11 @@ extension PurchaseEngine {
             await drive(orderID: orderID, .abandoned)
             throw PurchaseKitError.callCancelled(orderID: orderID)
         }
-        waiters[orderID] = PaymentTask(key: key)
+        calls.open(orderID)
         await drive(orderID: orderID, .paymentAdded)
         guard let token = orders[orderID]?.token, orders[orderID]?.status == .purchasing else {
             // The order could not be marked as purchasing (its save failed): do not charge.
-            waiters[orderID] = nil
+            cancelDeadline(calls.close(orderID))
             throw PurchaseKitError(.persistenceWriteFailed, "Order '\(orderID)' could not be saved before payment.",
                                    advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
         }
@@ -145,7 +145,7 @@ extension PurchaseEngine {
         // Shut down while the order was being marked: nothing was charged, and
         // the `purchasing` order expires at the next launch.
         do { try ensureRunning(orderID: orderID) } catch {
-            waiters[orderID] = nil
+            cancelDeadline(calls.close(orderID))
             throw error
         }
         // The store takes the payment as separate work: a store whose `add`
@@ -200,13 +200,15 @@ extension PurchaseEngine {
 
     private func startStoreTimeout(orderID: String) {
         guard let timeout = configuration.storeTimeout else { return }
-        waiters[orderID]?.timeoutID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
+        guard calls.isWaiting(orderID) else { return }
+        let deadlineID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
             engine.spawn { engine in await engine.storeTimedOut(orderID: orderID) }
         }
+        calls.setDeadline(deadlineID, for: orderID)
     }
 
     private func storeTimedOut(orderID: String) async {
-        guard waiters[orderID] != nil else { return }
+        guard calls.isWaiting(orderID) else { return }
         log(.warning, "The store did not answer in time; the purchase continues in the background", ["orderID": orderID])
         if let order = try? await currentOrder(orderID) {
             resolveWaiter(orderID: orderID, with: .success(.pending(order, .storeTimeout)))
@@ -221,14 +223,11 @@ extension PurchaseEngine {
     /// Waits for the order's result. A cancelled caller is answered at once
     /// with ``PurchaseKitError/Code/cancelled``; the order carries on.
     private func waitForResult(orderID: String) async throws -> PurchaseResult {
-        if let result = waiters[orderID]?.result {
-            waiters[orderID] = nil
-            return try result.get()
-        }
+        if let answer = calls.takeEarlyAnswer(orderID) { return try answer.get() }
         let starter = configuration.taskStarter
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                waiters[orderID]?.continuation = continuation
+                calls.suspend(orderID, on: continuation, unknown: .callCancelled(orderID: orderID))?.resume()
                 if Task.isCancelled { resolveWaiter(orderID: orderID, with: .failure(.callCancelled(orderID: orderID))) }
             }
         } onCancel: { [weak self] in
@@ -237,28 +236,21 @@ extension PurchaseEngine {
     }
 
     private func callCancelled(orderID: String) {
-        guard waiters[orderID]?.continuation != nil else { return }
+        guard calls.isSuspended(orderID) else { return }
         log(.info, "A purchase call was cancelled; its order carries on", ["orderID": orderID])
         resolveWaiter(orderID: orderID, with: .failure(.callCancelled(orderID: orderID)))
     }
 
     /// Hands `result` to the purchase call waiting on the order, if any.
     func resolveWaiter(orderID: String, with result: Result<PurchaseResult, PurchaseKitError>) {
-        guard var task = waiters[orderID], task.result == nil else { return }
-        cancelDeadline(task.timeoutID)
-        task.timeoutID = nil
-        if let continuation = task.continuation {
-            waiters[orderID] = nil
-            continuation.resume(with: result.mapError { $0 as any Error })
-        } else {
-            task.result = result
-            waiters[orderID] = task
-        }
+        guard let (deadlineID, resumption) = calls.answer(orderID, with: result) else { return }
+        cancelDeadline(deadlineID)
+        resumption?.resume()
     }
 
     /// Settles the waiting call once the order rests.
     func settleWaiter(for order: Order, after event: OrderEvent) {
-        guard waiters[order.id] != nil,
+        guard calls.isWaiting(order.id),
               let outcome = OrderStateMachine.answer(for: order, after: event) else { return }
         resolveWaiter(orderID: order.id, with: outcome)
     }

@@ -20,7 +20,7 @@ extension PurchaseEngine {
         sleeper = nil
         deadlines = DeadlineSchedule()
         timers.removeAll()
-        for orderID in waiters.keys.sorted() {
+        for orderID in calls.orderIDs.sorted() {
             resolveWaiter(orderID: orderID, with: .failure(Self.shutDownError(orderID: orderID)))
         }
         for task in work.values { task.cancel() }

@@ -146,7 +146,7 @@ extension PurchaseEngine {
             let orderID = await adopt(transaction, userID: userID ?? "", source: .unknown, attention: hint)
             // A purchase call waiting on one of the candidates must not wait for
             // ever for an answer that went to review.
-            for candidateID in candidateIDs where waiters[candidateID] != nil {
+            for candidateID in candidateIDs where calls.isWaiting(candidateID) {
                 if let order = orders[candidateID] {
                     resolveWaiter(orderID: candidateID, with: .success(.pending(order, .awaitingReview)))
                 }

@@ -32,7 +32,7 @@ public actor PurchaseEngine {
     var orderLocks = KeyedLocks()
     var updateGate = UpdateGate()
     var taskQueue: TaskQueue
-    var waiters: [String: PaymentTask] = [:]
+    var calls = WaitingCalls()
     var subscribers: [UInt64: AsyncStream<PurchaseEvent>.Continuation] = [:]
     var nextSubscriberID: UInt64 = 0
     var work: [UInt64: Task<Void, Never>] = [:]

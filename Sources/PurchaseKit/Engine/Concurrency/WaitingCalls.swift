@@ -1,0 +1,100 @@
+/// Every purchase call waiting for its order to come to rest, by order id:
+/// the one owner of their continuations and store-timeout deadlines.
+///
+/// A call is opened before its payment goes to the store and answered exactly
+/// once: by its order coming to rest, its store timeout, its task's
+/// cancellation, a failed save or the engine's shutdown, whichever comes
+/// first; every later answer is dropped. The answer may come before the call
+/// suspends (the store can answer inside `add`), so it is kept until the call
+/// takes it. A call suspends once. Not thread-safe: the engine's actor owns it.
+struct WaitingCalls {
+    typealias Answer = Result<PurchaseResult, PurchaseKitError>
+
+    /// A continuation with its answer, to resume once the owner's state is
+    /// consistent again.
+    struct Resumption {
+        fileprivate let continuation: CheckedContinuation<PurchaseResult, any Error>
+        fileprivate let answer: Answer
+
+        func resume() {
+            continuation.resume(with: answer.mapError { $0 as any Error })
+        }
+    }
+
+    private struct Call {
+        var answer: Answer?
+        var continuation: CheckedContinuation<PurchaseResult, any Error>?
+        var deadlineID: UInt64?
+    }
+
+    private var calls: [String: Call] = [:]
+
+    /// The orders with a call waiting, answered or not.
+    var orderIDs: [String] { Array(calls.keys) }
+
+    /// Whether a call waits on the order (answered or not).
+    func isWaiting(_ orderID: String) -> Bool { calls[orderID] != nil }
+
+    /// Whether the order's call is suspended, waiting for its answer.
+    func isSuspended(_ orderID: String) -> Bool { calls[orderID]?.continuation != nil }
+
+    /// Opens the call of a purchase about to hand its payment to the store.
+    mutating func open(_ orderID: String) {
+        assert(calls[orderID] == nil, "one purchase call per order")
+        calls[orderID] = Call()
+    }
+
+    /// Closes a call that never suspended (the purchase threw before waiting).
+    /// - Returns: the deadline to cancel, if one was set.
+    mutating func close(_ orderID: String) -> UInt64? {
+        assert(calls[orderID]?.continuation == nil, "a suspended call is answered, never closed")
+        return calls.removeValue(forKey: orderID)?.deadlineID
+    }
+
+    /// Records the call's store-timeout deadline.
+    mutating func setDeadline(_ deadlineID: UInt64, for orderID: String) {
+        calls[orderID]?.deadlineID = deadlineID
+    }
+
+    /// Answers the call, if it has no answer yet.
+    /// - Returns: the deadline to cancel, and the continuation to resume when
+    ///   the call is suspended; nil when there is no call or it was answered.
+    mutating func answer(_ orderID: String, with answer: Answer) -> (deadlineID: UInt64?, resumption: Resumption?)? {
+        guard var call = calls[orderID], call.answer == nil else { return nil }
+        let deadlineID = call.deadlineID
+        if let continuation = call.continuation {
+            calls[orderID] = nil
+            return (deadlineID, Resumption(continuation: continuation, answer: answer))
+        }
+        call.answer = answer
+        call.deadlineID = nil
+        calls[orderID] = call
+        return (deadlineID, nil)
+    }
+
+    /// Takes an answer that came before the call suspended, ending the call.
+    mutating func takeEarlyAnswer(_ orderID: String) -> Answer? {
+        guard let answer = calls[orderID]?.answer else { return nil }
+        calls[orderID] = nil
+        return answer
+    }
+
+    /// Suspends the call on `continuation`. An answer already there (or a
+    /// call that is not open) resumes it at once: a continuation is never
+    /// left without an answer.
+    mutating func suspend(_ orderID: String, on continuation: CheckedContinuation<PurchaseResult, any Error>,
+                          unknown: @autoclosure () -> PurchaseKitError) -> Resumption? {
+        guard var call = calls[orderID] else {
+            assertionFailure("a purchase call suspends only while open")
+            return Resumption(continuation: continuation, answer: .failure(unknown()))
+        }
+        assert(call.continuation == nil, "a purchase call suspends once")
+        if let answer = call.answer {
+            calls[orderID] = nil
+            return Resumption(continuation: continuation, answer: answer)
+        }
+        call.continuation = continuation
+        calls[orderID] = call
+        return nil
+    }
+}
