@@ -95,6 +95,9 @@ extension PurchaseEngine {
             guard limits.maximumConcurrentRecoveries >= 1 else {
                 throw bad("limits.maximumConcurrentRecoveries", "must be at least 1")
             }
+            guard limits.maximumConcurrentDeliveries >= 1 else {
+                throw bad("limits.maximumConcurrentDeliveries", "must be at least 1")
+            }
             let durations: [(String, TimeInterval?)] = [
                 ("storeTimeout", limits.storeTimeout), ("verificationTimeout", limits.verificationTimeout),
                 ("launchTimeout", limits.launchTimeout), ("paymentExpiry", limits.paymentExpiry),

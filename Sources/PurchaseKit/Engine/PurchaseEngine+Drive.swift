@@ -45,7 +45,7 @@ extension PurchaseEngine {
                     }
                 case .verify:
                     if deferDelivery {
-                        if startsDeferredDelivery { spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) } }
+                        if startsDeferredDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
                     } else {
                         events.append(.verified(await verify(step.order)))
                     }
@@ -213,7 +213,7 @@ extension PurchaseEngine {
     private func timerFired(orderID: String, token: UInt64) {
         guard let timer = timers[orderID], timer.token == token else { return }
         timers[orderID] = nil
-        spawn { engine in await engine.drive(orderID: orderID, timer.event) }
+        spawnDelivery(orderID: orderID, timer.event)
     }
 
     func cancelRetry(orderID: String) {

@@ -50,8 +50,13 @@ extension PurchaseEngine.Configuration {
     public struct Limits: Sendable, Hashable {
         /// Payments in flight at once; more calls wait for a slot.
         public var maximumConcurrentPurchases: Int
-        /// Loaded orders recovered at once at launch (deliveries, finishes).
+        /// Loaded orders recovered at once at launch and at retry triggers
+        /// (deliveries, finishes).
         public var maximumConcurrentRecoveries: Int
+        /// Deliveries (and finishes) run at once in the background: after the
+        /// store's paid updates, at retry timers, after a restore. The rest
+        /// wait their turn, so a burst of renewals does not flood the server.
+        public var maximumConcurrentDeliveries: Int
         /// How long a purchase call waits for the store before returning
         /// `.pending(_, .storeTimeout)`; nil waits as long as it takes.
         public var storeTimeout: TimeInterval?
@@ -71,6 +76,7 @@ extension PurchaseEngine.Configuration {
         public init(
             maximumConcurrentPurchases: Int = 8,
             maximumConcurrentRecoveries: Int = 8,
+            maximumConcurrentDeliveries: Int = 8,
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
             launchTimeout: TimeInterval? = 30,
@@ -78,6 +84,7 @@ extension PurchaseEngine.Configuration {
         ) {
             self.maximumConcurrentPurchases = maximumConcurrentPurchases
             self.maximumConcurrentRecoveries = maximumConcurrentRecoveries
+            self.maximumConcurrentDeliveries = maximumConcurrentDeliveries
             self.storeTimeout = storeTimeout
             self.verificationTimeout = verificationTimeout
             self.launchTimeout = launchTimeout

@@ -78,12 +78,12 @@ extension PurchaseEngine {
             return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be saved.")
         }
         guard let found = try? await currentOrder(orderID) else {
-            spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+            spawnDelivery(orderID: orderID, .deliveryDue)
             return failure(.persistenceReadFailed, "The order of a restored purchase could not be read.", orderID: orderID)
         }
         guard found.userID == userID else {
             // Another user's purchase: delivered to that user, as a store update would be.
-            if found.status.owesDelivery { spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) } }
+            if found.status.owesDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
             return .skipped
         }
         guard found.transactionID == transaction.id else {

@@ -199,7 +199,7 @@ extension PurchaseEngine {
             emit(.needsAttention(order))
             log(.warning, "A transaction could not be matched safely", ["orderID": orderID, "transactionID": transaction.id])
         } else if startsDelivery {
-            spawn { engine in await engine.drive(orderID: orderID, .deliveryDue) }
+            spawnDelivery(orderID: orderID, .deliveryDue)
         }
         return orderID
     }

@@ -33,6 +33,8 @@ public actor PurchaseEngine {
     var updateGate = UpdateGate()
     var taskQueue: TaskQueue
     var calls = WaitingCalls()
+    /// Background deliveries, bounded.
+    var deliveries: BoundedLane<(orderID: String, event: OrderEvent)>
     var subscribers: [UInt64: AsyncStream<PurchaseEvent>.Continuation] = [:]
     var nextSubscriberID: UInt64 = 0
     var work: [UInt64: Task<Void, Never>] = [:]
@@ -83,6 +85,7 @@ public actor PurchaseEngine {
         self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed ?? system.next())
         self.tokens = OrderTokenMinter(seed: configuration.orderTokenSeed)
         self.taskQueue = TaskQueue(limit: configuration.maximumConcurrentPurchases)
+        self.deliveries = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
     }
 
     var clock: any PurchaseClock { configuration.clock }
@@ -248,6 +251,27 @@ public actor PurchaseEngine {
 
     private func endWork(_ id: UInt64) {
         work[id] = nil
+    }
+
+    /// Runs a background delivery (or finish) of one order as engine work,
+    /// at most ``PurchaseEngine/Configuration/Limits/maximumConcurrentDeliveries``
+    /// at once; the rest wait their turn in order. A delivery ends by
+    /// starting the next one, inside its own work, so ``waitUntilIdle()``
+    /// never sees a queued delivery with no work running.
+    func spawnDelivery(orderID: String, _ event: OrderEvent) {
+        guard !isShutDown, let job = deliveries.offer((orderID, event)) else { return }
+        startDelivery(job)
+    }
+
+    private func startDelivery(_ job: (orderID: String, event: OrderEvent)) {
+        spawn { engine in
+            await engine.drive(orderID: job.orderID, job.event)
+            await engine.deliveryEnded()
+        }
+    }
+
+    private func deliveryEnded() {
+        if let next = deliveries.ended(), !isShutDown { startDelivery(next) }
     }
 
     /// Returns when the engine has nothing left to do *now*: every delivery,
