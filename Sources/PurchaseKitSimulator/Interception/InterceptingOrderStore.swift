@@ -60,67 +60,80 @@ public final class InterceptingOrderStore: OrderStore {
 
     // MARK: OrderStore
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func save(_ order: Order) async throws {
         try await interceptor.perform(.save(order), forward: { try await base.save(order) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func loadOpenOrders() async throws -> OrderLoadReport {
         try await interceptor.perform(.loadOpenOrders, forward: { try await base.loadOpenOrders() },
                                       wrap: Answer.report, unwrap: \.asReport)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func openOrders(forUser userID: String) async throws -> [Order] {
         try await interceptor.perform(.openOrders(userID: userID), forward: { try await base.openOrders(forUser: userID) },
                                       wrap: Answer.orders, unwrap: \.asOrders)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func orders(forUser userID: String) async throws -> [Order] {
         try await interceptor.perform(.orders(userID: userID), forward: { try await base.orders(forUser: userID) },
                                       wrap: Answer.orders, unwrap: \.asOrders)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func order(id: String) async throws -> Order? {
         try await interceptor.perform(.orderWithID(id), forward: { try await base.order(id: id) },
                                       wrap: Answer.order, unwrap: \.asOrder)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func order(transactionID: String) async throws -> Order? {
         try await interceptor.perform(.orderWithTransactionID(transactionID),
                                       forward: { try await base.order(transactionID: transactionID) },
                                       wrap: Answer.order, unwrap: \.asOrder)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func order(token: String) async throws -> Order? {
         try await interceptor.perform(.orderWithToken(token), forward: { try await base.order(token: token) },
                                       wrap: Answer.order, unwrap: \.asOrder)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func archive(orderID: String) async throws {
         try await interceptor.perform(.archive(orderID: orderID), forward: { try await base.archive(orderID: orderID) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func remove(orderID: String) async throws {
         try await interceptor.perform(.remove(orderID: orderID), forward: { try await base.remove(orderID: orderID) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         try await interceptor.perform(.recordSpend(spend), forward: { try await base.recordSpend(spend) },
                                       wrap: Answer.spend, unwrap: \.asSpend)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         try await interceptor.perform(.spends(userID: userID), forward: { try await base.spends(forUser: userID) },
                                       wrap: Answer.spends, unwrap: \.asSpends)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func saveRenewalState(_ record: RenewalStateRecord) async throws {
         try await interceptor.perform(.saveRenewalState(record), forward: { try await base.saveRenewalState(record) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
         try await interceptor.perform(.renewalStates(userID: userID),
                                       forward: { try await base.renewalStates(forUser: userID) },

@@ -58,44 +58,52 @@ public final class InterceptingPaymentQueue: PaymentQueue {
 
     // MARK: PaymentQueue
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func products(for identifiers: Set<String>) async throws -> ProductsResponse {
         try await interceptor.perform(.products(identifiers), forward: { try await base.products(for: identifiers) },
                                       wrap: Answer.products, unwrap: \.asProducts)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func canMakePayments() async -> Bool {
         let answer = try? await interceptor.perform(.canMakePayments, forward: { await base.canMakePayments() },
                                                     wrap: Answer.canMakePayments, unwrap: \.asCanMakePayments)
         return answer ?? false
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func add(_ payment: Payment) async throws {
         try await interceptor.perform(.add(payment), forward: { try await base.add(payment) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func finish(transactionID: String) async throws {
         try await interceptor.perform(.finish(transactionID: transactionID),
                                       forward: { try await base.finish(transactionID: transactionID) },
                                       wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func restoreCompletedTransactions() async throws -> [StoreTransaction] {
         try await interceptor.perform(.restoreCompletedTransactions,
                                       forward: { try await base.restoreCompletedTransactions() },
                                       wrap: Answer.transactions, unwrap: \.asTransactions)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func attach(_ observer: any PaymentQueueObserver) async {
         _ = try? await interceptor.perform(.attach, forward: { await base.attach(observer) },
                                            wrap: { .done }, unwrap: \.asDone)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func revokedTransactions() async throws -> [StoreTransaction] {
         try await interceptor.perform(.revokedTransactions, forward: { try await base.revokedTransactions() },
                                       wrap: Answer.transactions, unwrap: \.asTransactions)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
         let answer = try? await interceptor.perform(
             .renewalState(originalTransactionID: originalTransactionID),
@@ -104,12 +112,14 @@ public final class InterceptingPaymentQueue: PaymentQueue {
         return answer ?? nil
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func requestRefund(transactionID: String) async throws -> RefundRequestStatus {
         try await interceptor.perform(.requestRefund(transactionID: transactionID),
                                       forward: { try await base.requestRefund(transactionID: transactionID) },
                                       wrap: Answer.refund, unwrap: \.asRefund)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func isEligibleForIntroOffer(groupID: String) async -> Bool? {
         let answer = try? await interceptor.perform(.isEligibleForIntroOffer(groupID: groupID),
                                                     forward: { await base.isEligibleForIntroOffer(groupID: groupID) },

@@ -52,6 +52,7 @@ public final class InterceptingVerifier: ReceiptVerifier {
         await interceptor.waitForCalls(count, where: matches)
     }
 
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
         try await interceptor.perform(.verify(request), forward: { try await base.verify(request) },
                                       wrap: { $0 }, unwrap: { $0 })
