@@ -137,13 +137,17 @@ final class ConsumableSpendTests: XCTestCase {
 
     func testAStoreWriteFailureSpendsNothingAndTheRetrySucceeds() async throws {
         let world = World()
-        let failing = SpendFailingStore(base: world.orders)
+        // Spend writes fail while `fails` is set.
+        let fails = Locked(false)
+        let failing = InterceptingOrderStore(wrapping: world.orders) { call in
+            call.name == .recordSpend && fails.withLock({ $0 }) ? .fail(POSIXError(.EIO)) : .proceed
+        }
         let engine = try await engineWithCoins(world, units: 5, store: failing)
-        failing.fails.withLock { $0 = true }
+        fails.withLock { $0 = true }
         await assertThrows(.persistenceWriteFailed) { try await engine.spend(2, of: Catalog.coins, user: "alice", spendID: "s") }
         var balance = try await engine.consumableBalance(user: "alice")
         XCTAssertEqual(balance[Catalog.coins], 5)
-        failing.fails.withLock { $0 = false }
+        fails.withLock { $0 = false }
         let spend = try await engine.spend(2, of: Catalog.coins, user: "alice", spendID: "s")
         XCTAssertEqual(spend.balanceAfter, 3)
         balance = try await engine.consumableBalance(user: "alice")
@@ -209,30 +213,9 @@ final class ConsumableSpendTests: XCTestCase {
     }
 }
 
-/// An order store whose spend writes fail while `fails` is set.
-final class SpendFailingStore: OrderStore {
-    let base: InMemoryOrderStore
-    let fails = Locked(false)
-
-    init(base: InMemoryOrderStore) { self.base = base }
-
-    func save(_ order: Order) async throws { await base.save(order) }
-    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { await base.order(token: token) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
-    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
-        if fails.withLock({ $0 }) { throw POSIXError(.EIO) }
-        return try await base.recordSpend(spend)
-    }
-    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try await base.spends(forUser: userID) }
-}
-
 /// A custom order store written before spends existed: it relies on the defaults.
+/// (Hand-written on purpose: an `InterceptingOrderStore` forwards every
+/// requirement, and this store must lack two.)
 struct NoSpendsStore: OrderStore {
     let base: InMemoryOrderStore
 

@@ -32,11 +32,11 @@ final class CustomerInfoTests: XCTestCase {
         let season = try XCTUnwrap(bought.first { $0.productID == Catalog.season }?.transaction)
 
         // A cold launch with the store out of reach: every call fails, and is counted.
-        let offline = OfflineQueue(base: world.store)
+        let offline = InterceptingPaymentQueue(wrapping: world.store, hook: InterceptingPaymentQueue.offline)
         let engine = try await world.engine(configuration(world, queue: offline))
-        offline.calls.withLock { $0 = 0 }
+        let callsAtLaunch = offline.calls.count
         let info = try await engine.customerInfo(user: "alice")
-        XCTAssertEqual(offline.calls.withLock { $0 }, 0, "customer info asks the store nothing")
+        XCTAssertEqual(offline.calls.count, callsAtLaunch, "customer info asks the store nothing")
         XCTAssertEqual(info.entitlements.map(\.productID), [Catalog.monthly, Catalog.pro, Catalog.season])
         XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2])
         let subscription = try XCTUnwrap(info.subscriptions[Catalog.group])
@@ -55,7 +55,7 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertEqual(entitlements, info.entitlements)
         let balance = try await engine.consumableBalance(user: "alice")
         XCTAssertEqual(balance, info.consumableBalances)
-        XCTAssertEqual(offline.productCalls.withLock { $0 }, 0, "every order recorded its product type")
+        XCTAssertEqual(offline.calls(.products), [], "every order recorded its product type")
     }
 
     func testAnOrderAdoptedBeforeTheProductWasKnownTakesTheTypeOfAnotherOrderOfItOffline() async throws {
@@ -73,7 +73,7 @@ final class CustomerInfoTests: XCTestCase {
         try await world.orders.archive(orderID: inApp.id)
         try await world.orders.archive(orderID: adopted.id)
 
-        let offline = OfflineQueue(base: world.store)
+        let offline = InterceptingPaymentQueue(wrapping: world.store, hook: InterceptingPaymentQueue.offline)
         let engine = try await world.engine(world.configuration(queue: offline, storeTimeout: 30))
         let info = try await engine.customerInfo(user: "alice")
         XCTAssertEqual(info.consumableBalances, [Catalog.coins: 2], "one unit each; the adopted one is not taken for a non-consumable")
@@ -204,7 +204,7 @@ final class CustomerInfoTests: XCTestCase {
 
     func testARememberedGracePeriodKeepsAccessWhenTheStoreGoesOffline() async throws {
         let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
-        let queue = OfflineQueue(base: world.store, offline: false)
+        let queue = InterceptingPaymentQueue(wrapping: world.store)
         let engine = try await world.engine(configuration(world, queue: queue))
         try await buy(engine, Catalog.monthly)
         let stored = await world.orders.orders(forUser: "alice")
@@ -216,7 +216,7 @@ final class CustomerInfoTests: XCTestCase {
         var entitlements = try await engine.entitlements(user: "alice")
         XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "the store says: grace period")
 
-        queue.isOffline.withLock { $0 = true }
+        queue.intercept(InterceptingPaymentQueue.offline)
         entitlements = try await engine.entitlements(user: "alice")
         XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "offline, the grace period the store gave last still counts")
         let info = try await engine.customerInfo(user: "alice")
@@ -240,7 +240,11 @@ final class CustomerInfoTests: XCTestCase {
         }
         await fulfillment(of: [answered], timeout: 30)
 
-        let broken = try await world.engine(world.configuration(store: UnreadableStore()))
+        // An order store that cannot be read (its open orders load: there are none).
+        let unreadable = InterceptingOrderStore(wrapping: InMemoryOrderStore()) { call in
+            call.name == .loadOpenOrders ? .proceed : .fail(PurchaseKitError(.persistenceReadFailed, "unreadable", advice: ""))
+        }
+        let broken = try await world.engine(world.configuration(store: unreadable))
         let failed = expectation(description: "customer info failure")
         broken.customerInfo(user: "alice") { result in
             XCTAssertTrue(Thread.isMainThread)
@@ -255,68 +259,9 @@ final class CustomerInfoTests: XCTestCase {
     }
 }
 
-/// The store out of reach while `isOffline` (from the start): every call
-/// fails at once, and is counted. Online, it passes calls to the simulated store.
-final class OfflineQueue: PaymentQueue {
-    let base: SimulatedPaymentQueue
-    let isOffline = Locked(true)
-    let calls = Locked(0)
-    let productCalls = Locked(0)
-
-    init(base: SimulatedPaymentQueue, offline: Bool = true) {
-        self.base = base
-        isOffline.withLock { $0 = offline }
-    }
-
-    private var online: Bool { !isOffline.withLock { $0 } }
-
-    private func unavailable() -> PurchaseKitError {
-        calls.withLock { $0 += 1 }
-        return PurchaseKitError(.storeUnavailable, "offline", advice: "")
-    }
-
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse {
-        if online { return try await base.products(for: identifiers) }
-        productCalls.withLock { $0 += 1 }
-        throw unavailable()
-    }
-    func canMakePayments() async -> Bool { online ? await base.canMakePayments() : false }
-    func add(_ payment: Payment) async throws {
-        guard online else { throw unavailable() }
-        try await base.add(payment)
-    }
-    func finish(transactionID: String) async throws {
-        guard online else { throw unavailable() }
-        try await base.finish(transactionID: transactionID)
-    }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] {
-        guard online else { throw unavailable() }
-        return try await base.restoreCompletedTransactions()
-    }
-    func attach(_ observer: any PaymentQueueObserver) async {
-        if online { await base.attach(observer) }
-    }
-    func revokedTransactions() async throws -> [StoreTransaction] {
-        guard online else { throw unavailable() }
-        return try await base.revokedTransactions()
-    }
-    func renewalState(forOriginalTransactionID originalTransactionID: String) async -> SubscriptionRenewalState? {
-        if online { return await base.renewalState(forOriginalTransactionID: originalTransactionID) }
-        _ = unavailable()
-        return nil
-    }
-}
-
-/// An order store that cannot be read.
-struct UnreadableStore: OrderStore {
-    private func fail() -> PurchaseKitError { PurchaseKitError(.persistenceReadFailed, "unreadable", advice: "") }
-    func save(_ order: Order) async throws { throw fail() }
-    func loadOpenOrders() async throws -> OrderLoadReport { OrderLoadReport(orders: []) }
-    func openOrders(forUser userID: String) async throws -> [Order] { throw fail() }
-    func orders(forUser userID: String) async throws -> [Order] { throw fail() }
-    func order(id: String) async throws -> Order? { throw fail() }
-    func order(transactionID: String) async throws -> Order? { throw fail() }
-    func order(token: String) async throws -> Order? { throw fail() }
-    func archive(orderID: String) async throws { throw fail() }
-    func remove(orderID: String) async throws { throw fail() }
+extension InterceptingPaymentQueue {
+    /// A hook that takes the store out of reach: every call fails at once with
+    /// `storeUnavailable`; those that cannot throw answer as an unreachable
+    /// store does (no payments, no observer attached, no renewal state).
+    static let offline: Hook = { _ in .fail(PurchaseKitError(.storeUnavailable, "offline", advice: "")) }
 }

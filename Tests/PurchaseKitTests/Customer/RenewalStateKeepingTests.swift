@@ -38,7 +38,7 @@ final class RenewalStateKeepingTests: XCTestCase {
             // A cold launch an hour later, offline.
             world.clock.advance(by: 3600)
             let store = try open(kind, directory, memory: world.orders, clock: world.clock)
-            let offline = OfflineQueue(base: world.store)
+            let offline = InterceptingPaymentQueue(wrapping: world.store, hook: InterceptingPaymentQueue.offline)
             let relaunched = try await world.engine(world.configuration(store: store, queue: offline))
             let info = try await relaunched.customerInfo(user: "alice")
             let group = try XCTUnwrap(info.subscriptions[Catalog.group], "\(kind)")

@@ -58,7 +58,7 @@ struct LoadWorld {
         server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
         auditor = AnswerAuditor(base: store, orders: orders, clock: clock, storeTimeout: Self.storeTimeout)
         var engineConfiguration = PurchaseEngine.Configuration(
-            paymentQueue: auditor, receiptVerifier: server, orderStore: orders,
+            paymentQueue: auditor.queue, receiptVerifier: server, orderStore: orders,
             orderGenerator: CountingOrderGenerator(), clock: clock,
             policies: .init(duplicatePurchasePolicy: .wait),
             limits: .init(maximumConcurrentPurchases: 64, storeTimeout: Self.storeTimeout))
@@ -123,7 +123,7 @@ struct LoadWorld {
                file: StaticString = #filePath, line: UInt = #line) async throws {
         let run = "seed \(seed)"
         XCTAssertEqual(outcomes.count, calls.count, "\(run): every call returned", file: file, line: line)
-        let stranded = await auditor.stranded
+        let stranded = auditor.stranded
         XCTAssertEqual(stranded, [], "\(run): payments the store answered but whose order kept waiting", file: file, line: line)
 
         // Ledger side: each of the account's transactions is credited exactly

@@ -68,87 +68,58 @@ final class KillSwitch: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Wraps one call: counts it, and dies before or after it as scheduled.
-    private func around<T>(_ kind: WritableKeyPath<State, Int>, before: (Int) -> Point, after: (Int) -> Point,
-                   _ body: () async throws -> T) async throws -> T {
-        guard !isDead else { throw Killed() }
+    /// Counts one call, dies before it as scheduled, and otherwise lets it
+    /// through to die after it as scheduled (once it has taken effect).
+    private func counted<Answer>(_ kind: WritableKeyPath<State, Int>, before: (Int) -> Point,
+                                 after: @escaping @Sendable (Int) -> Point) throws -> InterceptionDecision<Answer> {
+        try check()
         let n = state.withLock { s -> Int in
             s[keyPath: kind] += 1
             return s[keyPath: kind]
         }
         if point == before(n) { die(); throw Killed() }
-        let value = try await body()
-        if point == after(n) { die(); throw Killed() }
-        return value
-    }
-
-    func save(_ body: () async throws -> Void) async throws {
-        try await around(\.saves, before: Point.beforeSave, after: Point.afterSave, body)
-    }
-
-    func verify<T>(_ body: () async throws -> T) async throws -> T {
-        try await around(\.verifies, before: Point.beforeVerify, after: Point.afterVerify, body)
-    }
-
-    func finish(_ body: () async throws -> Void) async throws {
-        try await around(\.finishes, before: Point.beforeFinish, after: Point.afterFinish, body)
+        return .proceedThen { outcome in
+            if case .success = outcome, self.point == after(n) { self.die(); throw Killed() }
+        }
     }
 
     func check() throws { if isDead { throw Killed() } }
-}
 
-/// The order store as a dying process sees it.
-struct DyingOrderStore: OrderStore {
-    let base: any OrderStore
-    let kill: KillSwitch
+    /// The order store as a dying process sees it: saves are counted, and
+    /// every call fails once the process is dead.
+    var orderStoreHook: InterceptingOrderStore.Hook {
+        { call in
+            guard case .save = call else { try self.check(); return .proceed }
+            return try self.counted(\.saves, before: Point.beforeSave, after: Point.afterSave)
+        }
+    }
 
-    func save(_ order: Order) async throws { try await kill.save { try await base.save(order) } }
-    func loadOpenOrders() async throws -> OrderLoadReport { try kill.check(); return try await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { try kill.check(); return try await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { try kill.check(); return try await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { try kill.check(); return try await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { try kill.check(); return try await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { try kill.check(); return try await base.order(token: token) }
-    func archive(orderID: String) async throws { try kill.check(); try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { try kill.check(); try await base.remove(orderID: orderID) }
-    func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend { try kill.check(); return try await base.recordSpend(spend) }
-    func spends(forUser userID: String) async throws -> [ConsumableSpend] { try kill.check(); return try await base.spends(forUser: userID) }
-    func saveRenewalState(_ record: RenewalStateRecord) async throws { try kill.check(); try await base.saveRenewalState(record) }
-    func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try kill.check(); return try await base.renewalStates(forUser: userID) }
-}
+    /// The store as a dying process sees it: finishes are counted, every call
+    /// fails once the process is dead (`canMakePayments` answers false). A dead
+    /// engine stays attached until the next one attaches; whatever it then
+    /// tries fails through the switch, so it can change nothing.
+    var paymentQueueHook: InterceptingPaymentQueue.Hook {
+        { call in
+            switch call {
+            case .attach: return .proceed
+            case .finish: return try self.counted(\.finishes, before: Point.beforeFinish, after: Point.afterFinish)
+            default: try self.check(); return .proceed
+            }
+        }
+    }
 
-/// The store as a dying process sees it.
-struct DyingPaymentQueue: PaymentQueue {
-    let base: SimulatedPaymentQueue
-    let kill: KillSwitch
-
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse { try kill.check(); return try await base.products(for: identifiers) }
-    func canMakePayments() async -> Bool { kill.isDead ? false : await base.canMakePayments() }
-    func add(_ payment: Payment) async throws { try kill.check(); try await base.add(payment) }
-    func finish(transactionID: String) async throws { try await kill.finish { try await base.finish(transactionID: transactionID) } }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { try kill.check(); return try await base.restoreCompletedTransactions() }
-    func revokedTransactions() async throws -> [StoreTransaction] { try kill.check(); return try await base.revokedTransactions() }
-    // A dead engine stays attached until the next one attaches; whatever it
-    // then tries fails through the switch, so it can change nothing.
-    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
-}
-
-/// The verifier as a dying process sees it: the server may apply the request,
-/// but a dead process never hears the answer.
-struct DyingVerifier: ReceiptVerifier {
-    let base: any ReceiptVerifier
-    let kill: KillSwitch
-
-    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
-        try await kill.verify { try await base.verify(request) }
+    /// The verifier as a dying process sees it: the server may apply the
+    /// request, but a dead process never hears the answer.
+    var verifierHook: InterceptingVerifier.Hook {
+        { _ in try self.counted(\.verifies, before: Point.beforeVerify, after: Point.afterVerify) }
     }
 }
 
 extension World {
     /// An engine configuration whose every outside call goes through `kill`.
     func dyingConfiguration(_ kill: KillSwitch) -> PurchaseEngine.Configuration {
-        configuration(store: DyingOrderStore(base: orders, kill: kill),
-                      queue: DyingPaymentQueue(base: store, kill: kill),
-                      verifier: DyingVerifier(base: server, kill: kill))
+        configuration(store: InterceptingOrderStore(wrapping: orders, hook: kill.orderStoreHook),
+                      queue: InterceptingPaymentQueue(wrapping: store, hook: kill.paymentQueueHook),
+                      verifier: InterceptingVerifier(wrapping: server, hook: kill.verifierHook))
     }
 }

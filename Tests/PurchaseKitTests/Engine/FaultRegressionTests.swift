@@ -9,7 +9,7 @@ final class FaultRegressionTests: XCTestCase {
     /// failed, nothing tried again and the store replayed it forever.
     func testARejectedTransactionWhoseFinishFailedIsFinishedByTheRetryTriggers() async throws {
         let world = World()
-        let queue = FlakyFinishQueue(base: world.store)
+        let queue = flakyFinish(world.store)
         let engine = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
         do {
             _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
@@ -37,7 +37,7 @@ final class FaultRegressionTests: XCTestCase {
     /// to ask for a delivery (a no-op for a rejected order) instead of the finish.
     func testARejectedTransactionWhoseFinishFailedIsFinishedByTheManualRetry() async throws {
         let world = World()
-        let queue = FlakyFinishQueue(base: world.store)
+        let queue = flakyFinish(world.store)
         let engine = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
         let error = await rejection { _ = try await engine.purchase(productID: Catalog.pro, user: "alice") }
         let orderID = try XCTUnwrap(error?.orderID)
@@ -67,7 +67,7 @@ final class FaultRegressionTests: XCTestCase {
     /// The same, recovered by the next launch instead.
     func testARejectedTransactionWhoseFinishFailedIsFinishedAtTheNextLaunch() async throws {
         let world = World()
-        let queue = FlakyFinishQueue(base: world.store)
+        let queue = flakyFinish(world.store)
         let first = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
         _ = try? await first.purchase(productID: Catalog.coins, user: "alice")
         var unfinished = await world.store.unfinishedTransactions()
@@ -84,10 +84,10 @@ final class FaultRegressionTests: XCTestCase {
     /// next launch: retry triggers (login, network back, on demand) never saw it.
     func testAPaidUpdateWhoseSaveFailedIsPickedUpByTheRetryTriggers() async throws {
         let world = World()
-        let orders = FailingSaves(base: world.orders, failingStatuses: [.purchased], times: 1)
+        let orders = failingSaves(world.orders, statuses: [.purchased], times: 1)
         let engine = try await world.engine(world.configuration(store: orders, storeTimeout: 600))
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await orders.waitForFailure()
+        await orders.waitForSaves(of: .purchased) // the one save that fails
         await engine.waitUntilIdle()
         let transactions = await world.store.allTransactions()
         let transactionID = try XCTUnwrap(transactions.first?.id)
@@ -111,27 +111,16 @@ final class FaultRegressionTests: XCTestCase {
 }
 
 /// A store whose first `finish` fails.
-struct FlakyFinishQueue: PaymentQueue {
+func flakyFinish(_ base: SimulatedPaymentQueue) -> InterceptingPaymentQueue {
     struct Down: Error {}
-    let base: SimulatedPaymentQueue
-    private let failed = Locked(false)
-
-    init(base: SimulatedPaymentQueue) { self.base = base }
-
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse { try await base.products(for: identifiers) }
-    func canMakePayments() async -> Bool { await base.canMakePayments() }
-    func add(_ payment: Payment) async throws { try await base.add(payment) }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
-    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
-    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
-
-    func finish(transactionID: String) async throws {
+    let failed = Locked(false)
+    return InterceptingPaymentQueue(wrapping: base) { call in
+        guard call.name == .finish else { return .proceed }
         let first = failed.withLock { failed -> Bool in
             defer { failed = true }
             return !failed
         }
-        if first { throw Down() }
-        try await base.finish(transactionID: transactionID)
+        return first ? .fail(Down()) : .proceed
     }
 }
 

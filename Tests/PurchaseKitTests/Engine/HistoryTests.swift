@@ -52,7 +52,7 @@ final class HistoryTests: XCTestCase {
 
     func testAHistoryTheStoreCannotReadThrows() async throws {
         let world = World()
-        let engine = try await world.engine(world.configuration(store: UnreadableHistoryStore(base: world.orders)))
+        let engine = try await world.engine(world.configuration(store: unreadableHistory(world.orders)))
         do {
             _ = try await engine.history(user: "alice")
             XCTFail("expected persistenceReadFailed")
@@ -63,16 +63,12 @@ final class HistoryTests: XCTestCase {
 }
 
 /// An order store whose per-user reads fail (a damaged index).
-struct UnreadableHistoryStore: OrderStore {
+private func unreadableHistory(_ base: InMemoryOrderStore) -> InterceptingOrderStore {
     struct Damaged: Error {}
-    let base: InMemoryOrderStore
-    func save(_ order: Order) async throws { await base.save(order) }
-    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { throw Damaged() }
-    func orders(forUser userID: String) async throws -> [Order] { throw Damaged() }
-    func order(id: String) async throws -> Order? { await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { await base.order(token: token) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
+    return InterceptingOrderStore(wrapping: base) { call in
+        switch call.name {
+        case .openOrders, .orders: return .fail(Damaged())
+        default: return .proceed
+        }
+    }
 }

@@ -20,8 +20,8 @@ final class ProductFacadeTests: XCTestCase {
         ]
     }
 
-    /// A store that counts its product requests.
-    private func engine(_ world: World, _ counting: CountingProductsQueue) async throws -> PurchaseEngine {
+    /// An engine over a store that records its product requests.
+    private func engine(_ world: World, _ counting: InterceptingPaymentQueue) async throws -> PurchaseEngine {
         try await world.engine(world.configuration(queue: counting))
     }
 
@@ -52,31 +52,31 @@ final class ProductFacadeTests: XCTestCase {
 
     func testASecondCallForKnownIdentifiersDoesNotAskTheStore() async throws {
         let world = World()
-        let counting = CountingProductsQueue(base: world.store)
+        let counting = InterceptingPaymentQueue(wrapping: world.store)
         let engine = try await engine(world, counting)
         _ = try await engine.products(for: [Catalog.pro, Catalog.coins])
-        XCTAssertEqual(counting.requests, [[Catalog.coins, Catalog.pro]])
+        XCTAssertEqual(counting.productRequests, [[Catalog.coins, Catalog.pro]])
         let again = try await engine.products(for: [Catalog.pro])
         XCTAssertEqual(again.products.map(\.id), [Catalog.pro])
-        XCTAssertEqual(counting.requests.count, 1, "answered from the cache")
+        XCTAssertEqual(counting.productRequests.count, 1, "answered from the cache")
         // Only what is not cached is asked for.
         _ = try await engine.products(for: [Catalog.pro, Catalog.season])
-        XCTAssertEqual(counting.requests.last, [Catalog.season])
+        XCTAssertEqual(counting.productRequests.last, [Catalog.season])
         // A purchase uses the same cache.
         _ = try await engine.purchase(productID: Catalog.coins, user: "alice")
-        XCTAssertEqual(counting.requests.count, 2)
+        XCTAssertEqual(counting.productRequests.count, 2)
     }
 
     func testARefreshAsksAgainAndDropsWhatIsNoLongerSold() async throws {
         let world = World()
-        let counting = CountingProductsQueue(base: world.store)
+        let counting = InterceptingPaymentQueue(wrapping: world.store)
         let engine = try await engine(world, counting)
         _ = try await engine.products(for: [Catalog.pro, Catalog.coins])
         await world.store.removeFromSale(productID: Catalog.coins)
         var list = try await engine.products(for: [Catalog.pro, Catalog.coins])
         XCTAssertEqual(list.products.map(\.id), [Catalog.coins, Catalog.pro], "the cache still has it")
         list = try await engine.refreshProducts()
-        XCTAssertEqual(counting.requests.last, [Catalog.coins, Catalog.pro])
+        XCTAssertEqual(counting.productRequests.last, [Catalog.coins, Catalog.pro])
         XCTAssertEqual(list.products.map(\.id), [Catalog.pro])
         XCTAssertEqual(list.invalidProductIDs, [Catalog.coins])
         let cached = await engine.cachedProducts
@@ -101,23 +101,12 @@ final class ProductFacadeTests: XCTestCase {
     }
 }
 
-/// The simulated store, counting the product requests it gets.
-final class CountingProductsQueue: PaymentQueue {
-    let base: SimulatedPaymentQueue
-    private let log = Locked<[[String]]>([])
-    init(base: SimulatedPaymentQueue) { self.base = base }
-
-    /// The identifiers of each request, sorted, in order.
-    var requests: [[String]] { log.withLock { $0 } }
-
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse {
-        log.withLock { $0.append(identifiers.sorted()) }
-        return try await base.products(for: identifiers)
+extension InterceptingPaymentQueue {
+    /// The identifiers of each product request, sorted, in order.
+    var productRequests: [[String]] {
+        calls.compactMap { call in
+            if case .products(let identifiers) = call { return identifiers.sorted() }
+            return nil
+        }
     }
-    func canMakePayments() async -> Bool { await base.canMakePayments() }
-    func add(_ payment: Payment) async throws { try await base.add(payment) }
-    func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
-    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
-    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
 }

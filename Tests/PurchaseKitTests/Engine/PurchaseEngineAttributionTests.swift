@@ -13,7 +13,7 @@ final class PurchaseEngineAttributionTests: XCTestCase {
 
         init() async throws {
             auditor = AnswerAuditor(base: world.store, orders: world.orders, clock: world.clock, storeTimeout: 600)
-            engine = try await world.engine(world.configuration(queue: auditor, duplicates: .wait, storeTimeout: 600))
+            engine = try await world.engine(world.configuration(queue: auditor.queue, duplicates: .wait, storeTimeout: 600))
         }
 
         /// Starts alice's purchase of `productID` with the store holding its
@@ -68,7 +68,7 @@ final class PurchaseEngineAttributionTests: XCTestCase {
         XCTAssertTrue(bobsOrders.allSatisfy { $0.transaction == nil && $0.storeFailureReason == .alreadyOwned })
         let open = await setup.engine.openOrders()
         XCTAssertEqual(open.map(\.id), [])
-        let stranded = await setup.auditor.stranded
+        let stranded = setup.auditor.stranded
         XCTAssertEqual(stranded, [])
         let unfinished = await world.store.unfinishedTransactions()
         XCTAssertEqual(unfinished.map(\.id), [])

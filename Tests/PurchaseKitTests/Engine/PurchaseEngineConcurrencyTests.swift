@@ -43,8 +43,24 @@ final class PurchaseEngineConcurrencyTests: XCTestCase {
 
     func testAThousandConcurrentCallsAreAllAnsweredWithOnePaymentInFlightPerUserAndProduct() async throws {
         let world = World()
-        let probe = InFlightProbe(base: world.store)
-        let engine = try await world.engine(world.configuration(queue: probe))
+        // Counts the payments in flight, per (user, product) and in all: from
+        // the store's `add` until the engine takes the answer up (saves the
+        // order past `purchasing`) or `add` returns, whichever comes first.
+        // The store answers before `add` returns, and the engine may start the
+        // next payment once it has taken the answer up.
+        let inFlight = InFlightCounter()
+        let probe = InterceptingPaymentQueue(wrapping: world.store) { call in
+            guard case .add(let payment) = call else { return .proceed }
+            inFlight.enter("\(payment.userID)|\(payment.productID)", id: payment.orderToken)
+            return .proceedThen { _ in inFlight.leave(id: payment.orderToken) }
+        }
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            if case .save(let order) = call, let token = order.token, order.status != .created, order.status != .purchasing {
+                inFlight.leave(id: token)
+            }
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: orders, queue: probe))
         let users = ["alice", "bob", "carol"]
         let products = [Catalog.coins, Catalog.pro, Catalog.monthly, Catalog.season]
         let outcomes = await withTaskGroup(of: String.self, returning: [String].self) { group in
@@ -74,13 +90,13 @@ final class PurchaseEngineConcurrencyTests: XCTestCase {
             !$0.hasPrefix("ok:completed") && $0 != "error:purchaseInProgress" && $0 != "error:paymentFailed:alreadyOwned"
         }
         XCTAssertEqual(unexpected, [])
-        let maxPerKey = await probe.maximumInFlightPerKey
+        let maxPerKey = inFlight.maximumPerKey
         XCTAssertEqual(maxPerKey, 1, "never two payments in flight for one user and product")
-        let maxTotal = await probe.maximumInFlight
+        let maxTotal = inFlight.maximum
         XCTAssertLessThanOrEqual(maxTotal, 4, "the concurrency limit holds")
         // Every payment that reached the store was answered: delivered, or already owned.
         let answered = outcomes.filter { $0.hasPrefix("ok:") || $0.hasSuffix("alreadyOwned") }.count
-        let adds = await probe.addCount
+        let adds = probe.calls(.add).count
         XCTAssertEqual(answered, adds)
         let charged = await world.store.allTransactions().count
         XCTAssertEqual(charged, outcomes.filter { $0.hasPrefix("ok:") }.count, "one transaction per success")
@@ -90,40 +106,6 @@ final class PurchaseEngineConcurrencyTests: XCTestCase {
         XCTAssertTrue(unfinished.isEmpty)
         let diagnostics = await engine.diagnostics
         XCTAssertEqual(diagnostics.invalidTransitionsAttempted, 0)
-    }
-}
-
-/// Counts payments handed to the store at the same time (while `add` runs),
-/// per (user, product) and in all.
-actor InFlightProbe: PaymentQueue {
-    let base: SimulatedPaymentQueue
-    private var inFlight: [String: Int] = [:]
-    private var total = 0
-    private(set) var maximumInFlightPerKey = 0
-    private(set) var maximumInFlight = 0
-    private(set) var addCount = 0
-
-    init(base: SimulatedPaymentQueue) { self.base = base }
-
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse { try await base.products(for: identifiers) }
-    func canMakePayments() async -> Bool { await base.canMakePayments() }
-    func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { try await base.restoreCompletedTransactions() }
-    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
-    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
-
-    func add(_ payment: Payment) async throws {
-        let key = "\(payment.userID)|\(payment.productID)"
-        inFlight[key, default: 0] += 1
-        total += 1
-        addCount += 1
-        maximumInFlightPerKey = max(maximumInFlightPerKey, inFlight[key] ?? 0)
-        maximumInFlight = max(maximumInFlight, total)
-        defer {
-            inFlight[key, default: 1] -= 1
-            total -= 1
-        }
-        try await base.add(payment)
     }
 }
 
@@ -138,7 +120,8 @@ final class RecoveryConcurrencyTests: XCTestCase {
         await world.server.setFaultRates(.none)
         await world.server.setLatency(1)
 
-        let probe = ConcurrencyProbe(base: world.server)
+        let inFlight = InFlightCounter()
+        let probe = InterceptingVerifier(wrapping: world.server) { _ in inFlight.enter() }
         var configuration = world.configuration(verifier: probe)
         configuration.limits.maximumConcurrentRecoveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)
@@ -149,26 +132,10 @@ final class RecoveryConcurrencyTests: XCTestCase {
             world.clock.advance(by: 1)
         }
         await relaunched.waitUntilIdle()
-        let maximum = await probe.maximum
+        let maximum = inFlight.maximum
         XCTAssertEqual(maximum, 3)
         let credits = await world.creditCounts()
         XCTAssertEqual(credits.count, 12)
         XCTAssertTrue(credits.values.allSatisfy { $0 == 1 })
-    }
-}
-
-/// Counts verifier calls in flight.
-actor ConcurrencyProbe: ReceiptVerifier {
-    let base: any ReceiptVerifier
-    private var running = 0
-    private(set) var maximum = 0
-
-    init(base: any ReceiptVerifier) { self.base = base }
-
-    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
-        running += 1
-        maximum = max(maximum, running)
-        defer { running -= 1 }
-        return try await base.verify(request)
     }
 }

@@ -68,8 +68,8 @@ extension World {
 
     /// A dying configuration over a given order store.
     func dyingConfiguration(_ kill: KillSwitch, orders: any OrderStore) -> PurchaseEngine.Configuration {
-        configuration(store: DyingOrderStore(base: orders, kill: kill),
-                      queue: DyingPaymentQueue(base: store, kill: kill),
-                      verifier: DyingVerifier(base: server, kill: kill))
+        configuration(store: InterceptingOrderStore(wrapping: orders, hook: kill.orderStoreHook),
+                      queue: InterceptingPaymentQueue(wrapping: store, hook: kill.paymentQueueHook),
+                      verifier: InterceptingVerifier(wrapping: server, hook: kill.verifierHook))
     }
 }

@@ -154,7 +154,12 @@ final class PurchaseEngineLifecycleTests: XCTestCase {
 
     func testRestoreFailureIsTypedAndBroadcast() async throws {
         let world = World()
-        let engine = try await world.engine(world.configuration(queue: FailingRestoreQueue(base: world.store)))
+        struct Unreachable: Error {}
+        // A store whose restore always fails (an account that cannot be reached).
+        let failingRestore = InterceptingPaymentQueue(wrapping: world.store) { call in
+            call.name == .restoreCompletedTransactions ? .fail(Unreachable()) : .proceed
+        }
+        let engine = try await world.engine(world.configuration(queue: failingRestore))
         let events = await EventLog(engine)
         do {
             _ = try await engine.restorePurchases(user: "alice")
@@ -199,17 +204,4 @@ final class PurchaseEngineLifecycleTests: XCTestCase {
             }
         }
     }
-}
-
-/// A store whose restore always fails (an account that cannot be reached).
-struct FailingRestoreQueue: PaymentQueue {
-    struct Unreachable: Error {}
-    let base: SimulatedPaymentQueue
-    func products(for identifiers: Set<String>) async throws -> ProductsResponse { try await base.products(for: identifiers) }
-    func canMakePayments() async -> Bool { await base.canMakePayments() }
-    func add(_ payment: Payment) async throws { try await base.add(payment) }
-    func finish(transactionID: String) async throws { try await base.finish(transactionID: transactionID) }
-    func restoreCompletedTransactions() async throws -> [StoreTransaction] { throw Unreachable() }
-    func revokedTransactions() async throws -> [StoreTransaction] { try await base.revokedTransactions() }
-    func attach(_ observer: any PaymentQueueObserver) async { await base.attach(observer) }
 }

@@ -6,7 +6,7 @@ import PurchaseKitSimulator
 final class PurchaseEngineStorageFailureTests: XCTestCase {
     func testAFailedSaveOfThePaidOrderAnswersPendingAndTheNextLaunchDelivers() async throws {
         let world = World()
-        let failing = FailingSaves(base: world.orders, failingStatuses: [.purchased])
+        let failing = failingSaves(world.orders, statuses: [.purchased])
         let engine = try await world.engine(world.configuration(store: failing))
         let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
         guard case .pending(let order, .deliveryRetrying) = result else { return XCTFail("\(result)") }
@@ -26,7 +26,7 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
     /// credited, so the call says so (it once answered "delivery retrying").
     func testAFailedSaveAfterTheDeliveryStillAnswersSuccess() async throws {
         let world = World()
-        let failing = FailingSaves(base: world.orders, failingStatuses: [.completed])
+        let failing = failingSaves(world.orders, statuses: [.completed])
         let engine = try await world.engine(world.configuration(store: failing))
         let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
         guard case .success(let order) = result else { return XCTFail("\(result)") }
@@ -39,7 +39,7 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
 
     func testAFailedSaveBeforePaymentChargesNothing() async throws {
         let world = World()
-        let failing = FailingSaves(base: world.orders, failingStatuses: [.purchasing])
+        let failing = failingSaves(world.orders, statuses: [.purchasing])
         let engine = try await world.engine(world.configuration(store: failing))
         do {
             _ = try await engine.purchase(productID: Catalog.coins, user: "alice")
@@ -53,47 +53,28 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
 }
 
 /// An order store that refuses to save orders in some statuses (a full
-/// disk), the first `times` such saves or every one, and says when it did.
-final class FailingSaves: OrderStore {
+/// disk), the first `times` such saves or every one.
+func failingSaves(_ base: any OrderStore, statuses: Set<OrderStatus>, times: Int = .max) -> InterceptingOrderStore {
     struct DiskFull: Error {}
-    let base: InMemoryOrderStore
-    let failingStatuses: Set<OrderStatus>
-    private let remaining: Locked<Int>
-    private let (failures, failure) = AsyncStream<Void>.makeStream()
-
-    init(base: InMemoryOrderStore, failingStatuses: Set<OrderStatus>, times: Int = .max) {
-        self.base = base
-        self.failingStatuses = failingStatuses
-        self.remaining = Locked(times)
-    }
-
-    /// Returns once a save has failed.
-    func waitForFailure() async {
-        var iterator = failures.makeAsyncIterator()
-        _ = await iterator.next()
-    }
-
-    func save(_ order: Order) async throws {
-        if failingStatuses.contains(order.status) {
-            let fails = remaining.withLock { left -> Bool in
-                guard left > 0 else { return false }
-                left -= 1
-                return true
-            }
-            if fails {
-                failure.yield()
-                throw DiskFull()
-            }
+    let remaining = Locked(times)
+    return InterceptingOrderStore(wrapping: base) { call in
+        guard case .save(let order) = call, statuses.contains(order.status) else { return .proceed }
+        let fails = remaining.withLock { left -> Bool in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
         }
-        await base.save(order)
+        return fails ? .fail(DiskFull()) : .proceed
     }
+}
 
-    func loadOpenOrders() async throws -> OrderLoadReport { await base.loadOpenOrders() }
-    func openOrders(forUser userID: String) async throws -> [Order] { await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { await base.orders(forUser: userID) }
-    func order(id: String) async throws -> Order? { await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { await base.order(token: token) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { await base.remove(orderID: orderID) }
+extension InterceptingOrderStore {
+    /// Returns once `count` orders in `status` have been handed to `save`
+    /// (as each arrives, before the hook decides about it).
+    func waitForSaves(of status: OrderStatus, count: Int = 1) async {
+        await waitForCalls(count) { call in
+            if case .save(let order) = call { return order.status == status }
+            return false
+        }
+    }
 }

@@ -54,7 +54,7 @@ final class RestoreResultTests: XCTestCase {
     func testARestoredOrderWhoseSaveFailedIsReportedAndTheNextRestoreDeliversIt() async throws {
         let world = try await worldWithPurchases()
         // A full disk on the new device: the first restored order cannot be saved.
-        let failing = FailingSaves(base: InMemoryOrderStore(), failingStatuses: [.purchased], times: 1)
+        let failing = failingSaves(InMemoryOrderStore(), statuses: [.purchased], times: 1)
         let newDevice = try await world.engine(world.configuration(store: failing))
         let result = try await newDevice.restorePurchases(user: "alice")
         XCTAssertEqual(result.failures.map(\.productID), [Catalog.pro])

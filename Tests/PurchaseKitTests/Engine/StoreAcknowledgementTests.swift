@@ -27,7 +27,7 @@ final class StoreAcknowledgementTests: XCTestCase {
 
     func testAFailureWhoseSaveFailedIsReplayedAndFinishedLater() async throws {
         let world = World()
-        let orders = FailingSaves(base: world.orders, failingStatuses: [.cancelled], times: 1)
+        let orders = failingSaves(world.orders, statuses: [.cancelled], times: 1)
         let engine = try await world.engine(world.configuration(store: orders))
         await world.store.scriptNextPurchase(.userCancel)
         _ = try? await engine.purchase(productID: Catalog.coins, user: "alice")

@@ -71,11 +71,16 @@ final class UpdateGateTests: XCTestCase {
 final class ConcurrentMatchingTests: XCTestCase {
     func testPaidUpdatesOfDifferentPaymentsAreSavedSideBySide() async throws {
         let world = World()
-        let gated = GatedSaves(base: world.orders)
+        let gated = InterceptingOrderStore(wrapping: world.orders)
         var configuration = world.configuration(store: gated)
         configuration.limits.maximumConcurrentPurchases = 8
         let engine = try await world.engine(configuration)
-        await gated.holdPurchasedSaves(true)
+        // Holds `purchased` saves until the gate opens.
+        let gate = Gate()
+        gated.intercept { call in
+            if case .save(let order) = call, order.status == .purchased { await gate.pass() }
+            return .proceed
+        }
         let calls = (0..<8).map { index in
             Task { try await engine.purchase(productID: Catalog.coins, user: "user-\(index)") }
         }
@@ -84,9 +89,12 @@ final class ConcurrentMatchingTests: XCTestCase {
         // would wait for the first for ever: the expectation's time limit
         // turns that into a failure instead of a hang.)
         let allHeld = expectation(description: "eight purchased saves held at once")
-        await gated.onHeldSaves(8) { allHeld.fulfill() }
+        Task {
+            await gated.waitForSaves(of: .purchased, count: 8)
+            allHeld.fulfill()
+        }
         await fulfillment(of: [allHeld], timeout: 30)
-        await gated.holdPurchasedSaves(false)
+        gate.open()
         for call in calls {
             let result = try await call.value
             guard case .success = result else { return XCTFail("\(result)") }
@@ -95,50 +103,4 @@ final class ConcurrentMatchingTests: XCTestCase {
         XCTAssertEqual(credits.count, 8)
         XCTAssertTrue(credits.values.allSatisfy { $0 == 1 })
     }
-}
-
-/// An order store that can hold `purchased` saves until told to let them go.
-actor GatedSaves: OrderStore {
-    let base: any OrderStore
-    private var holding = false
-    private var held: [CheckedContinuation<Void, Never>] = []
-    private var countWaiter: (Int, @Sendable () -> Void)?
-
-    init(base: any OrderStore) { self.base = base }
-
-    func holdPurchasedSaves(_ hold: Bool) {
-        holding = hold
-        if !hold {
-            let waiting = held
-            held = []
-            waiting.forEach { $0.resume() }
-        }
-    }
-
-    func onHeldSaves(_ count: Int, _ reached: @escaping @Sendable () -> Void) {
-        if held.count >= count { return reached() }
-        countWaiter = (count, reached)
-    }
-
-    func save(_ order: Order) async throws {
-        if holding, order.status == .purchased {
-            await withCheckedContinuation { continuation in
-                held.append(continuation)
-                if let (count, reached) = countWaiter, held.count >= count {
-                    countWaiter = nil
-                    reached()
-                }
-            }
-        }
-        try await base.save(order)
-    }
-
-    func loadOpenOrders() async throws -> OrderLoadReport { try await base.loadOpenOrders() }
-    func order(id: String) async throws -> Order? { try await base.order(id: id) }
-    func order(transactionID: String) async throws -> Order? { try await base.order(transactionID: transactionID) }
-    func order(token: String) async throws -> Order? { try await base.order(token: token) }
-    func openOrders(forUser userID: String) async throws -> [Order] { try await base.openOrders(forUser: userID) }
-    func orders(forUser userID: String) async throws -> [Order] { try await base.orders(forUser: userID) }
-    func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
-    func remove(orderID: String) async throws { try await base.remove(orderID: orderID) }
 }

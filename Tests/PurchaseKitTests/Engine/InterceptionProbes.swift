@@ -1,0 +1,91 @@
+import Foundation
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// Holds calls until the test opens it: the state behind a hook that stalls a
+/// call of the store, the order store or the verifier. Once open, it lets
+/// every call through, those already held and every later one.
+final class Gate: Sendable {
+    private struct State {
+        var isOpen = false
+        var held: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Locked(State())
+
+    /// Returns once the gate is open.
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state -> Bool in
+                if state.isOpen { return true }
+                state.held.append(continuation)
+                return false
+            }
+            if open { continuation.resume() }
+        }
+    }
+
+    /// Lets the held calls, and every later one, through.
+    func open() {
+        let held = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.isOpen = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for call in held { call.resume() }
+    }
+
+    /// A hook that holds every store call named `name` until the gate opens.
+    func holding(_ name: InterceptingPaymentQueue.Call.Name) -> InterceptingPaymentQueue.Hook {
+        { call in
+            if call.name == name { await self.pass() }
+            return .proceed
+        }
+    }
+}
+
+/// Counts the calls in flight, in all and per key, and keeps the highest
+/// counts seen: the state behind a hook that measures concurrency.
+final class InFlightCounter: Sendable {
+    private struct State {
+        var running: [String: String] = [:] // id -> key
+        var next = 0
+        var maximum = 0
+        var maximumPerKey = 0
+        var calls = 0
+    }
+    private let state = Locked(State())
+
+    /// The most calls in flight at once.
+    var maximum: Int { state.withLock { $0.maximum } }
+    /// The most calls of one key in flight at once.
+    var maximumPerKey: Int { state.withLock { $0.maximumPerKey } }
+    /// The calls counted since the start or the last reset.
+    var calls: Int { state.withLock { $0.calls } }
+
+    /// Starts counting afresh.
+    func reset() { state.withLock { $0 = State() } }
+
+    /// Counts call `id` of `key` in flight from now.
+    func enter(_ key: String, id: String) {
+        state.withLock { state in
+            state.running[id] = key
+            state.calls += 1
+            state.maximum = max(state.maximum, state.running.count)
+            state.maximumPerKey = max(state.maximumPerKey, state.running.values.filter { $0 == key }.count)
+        }
+    }
+
+    /// Counts call `id` out; nothing when it was counted out already.
+    func leave(id: String) { state.withLock { _ = $0.running.removeValue(forKey: id) } }
+
+    /// Counts a call of `key` that starts now, and returns the decision that
+    /// lets it through and counts it out when the wrapped value has answered.
+    func enter<Answer>(_ key: String = "") -> InterceptionDecision<Answer> {
+        let id = state.withLock { state -> String in
+            state.next += 1
+            return "call-\(state.next)"
+        }
+        enter(key, id: id)
+        return .proceedThen { _ in self.leave(id: id) }
+    }
+}
