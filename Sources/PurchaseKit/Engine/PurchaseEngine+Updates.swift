@@ -77,7 +77,7 @@ extension PurchaseEngine {
             return
         }
         for transaction in revoked.sorted(by: { $0.id < $1.id }) {
-            var order = orders.values.first { $0.transactionID == transaction.id }
+            var order = configuration.reconciler.matchRevocation(transaction, orders: orders.values).flatMap { orders[$0] }
             if order == nil { order = try? await store.order(transactionID: transaction.id) }
             guard let order, order.status != .revoked else { continue }
             log(.info, "A revocation the engine had not recorded was found", ["orderID": order.id, "transactionID": transaction.id])
@@ -205,7 +205,7 @@ extension PurchaseEngine {
     }
 
     private func handleRevocation(_ transaction: StoreTransaction) async {
-        var orderID = orders.values.first { $0.transactionID == transaction.id }?.id
+        var orderID = configuration.reconciler.matchRevocation(transaction, orders: orders.values)
         if orderID == nil, let archived = try? await store.order(transactionID: transaction.id) {
             orders[archived.id] = archived
             orderID = archived.id
@@ -216,7 +216,7 @@ extension PurchaseEngine {
             return
         }
         await drive(orderID: orderID, .store(.revoked, transaction))
-        if let order = orders[orderID], order.status != .revoked, order.status.isArchivable {
+        if let order = orders[orderID], OrderStateMachine.returnsToArchive(afterRevoking: order) {
             // Brought back only to be revoked, but it could not be: return it to the archive.
             await archive(orderID: orderID)
         }

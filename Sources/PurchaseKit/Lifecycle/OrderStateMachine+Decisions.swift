@@ -89,3 +89,12 @@ extension OrderStateMachine {
         !status.owesDelivery && status != .purchasing
     }
 }
+
+extension OrderStateMachine {
+    /// Whether an order brought back from the archive to be revoked goes
+    /// back there: the revocation did not apply (it was not revoked), and
+    /// nothing is owed on it.
+    public static func returnsToArchive(afterRevoking order: Order) -> Bool {
+        order.status != .revoked && order.status.isArchivable
+    }
+}

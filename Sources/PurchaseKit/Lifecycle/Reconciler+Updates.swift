@@ -26,3 +26,12 @@ extension Reconciler {
         return found
     }
 }
+
+extension Reconciler {
+    /// The order a revocation is about, among `orders`: the one holding the
+    /// revoked transaction. A revocation never matches by token or by time:
+    /// the store names the transaction it took back.
+    public func matchRevocation(_ transaction: StoreTransaction, orders: some Sequence<Order>) -> String? {
+        orders.first { $0.transactionID == transaction.id }?.id
+    }
+}

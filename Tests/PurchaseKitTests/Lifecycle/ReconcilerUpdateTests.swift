@@ -3,8 +3,8 @@ import XCTest
 
 /// Matching the store's unpaid updates (purchasing, deferred, cancelled,
 /// failed...) to orders: by token, and without one only to keep an order
-/// waiting, never to close it.
-final class ReconcilerUnpaidTests: XCTestCase {
+/// waiting, never to close it. And revocations, by transaction id only.
+final class ReconcilerUpdateTests: XCTestCase {
     private let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
     private let reconciler = Reconciler()
 
@@ -46,5 +46,24 @@ final class ReconcilerUnpaidTests: XCTestCase {
         XCTAssertEqual(reconciler.matchUnpaid(update(.deferred), orders: [order("a"), order("b", status: .failed)]), "a",
                        "a failed order is not waiting")
         XCTAssertNil(reconciler.matchUnpaid(update(.purchasing), orders: [order("a", paid: true)]), "a paid order is not waiting")
+    }
+
+    func testARevocationFindsOnlyTheOrderHoldingItsTransaction() {
+        var sameToken = order("b", paid: false)
+        sameToken.token = "tok-a"
+        let orders = [order("a", paid: true), sameToken, order("c", status: .completed, paid: true)]
+        let revoked = StoreTransaction(id: "t-a", productID: "p", purchaseDate: t0, orderToken: "tok-a")
+        XCTAssertEqual(reconciler.matchRevocation(revoked, orders: orders), "a")
+        let unknown = StoreTransaction(id: "t-x", productID: "p", purchaseDate: t0, orderToken: "tok-a")
+        XCTAssertNil(reconciler.matchRevocation(unknown, orders: orders), "never by token, never by time")
+    }
+
+    func testAnOrderBroughtBackToBeRevokedReturnsToTheArchiveOnlyIfItWasNot() {
+        var completed = order("c", status: .completed, paid: true)
+        XCTAssertTrue(OrderStateMachine.returnsToArchive(afterRevoking: completed), "the revocation did not apply")
+        completed.status = .revoked
+        XCTAssertFalse(OrderStateMachine.returnsToArchive(afterRevoking: completed), "revoked: it rests where the engine put it")
+        XCTAssertFalse(OrderStateMachine.returnsToArchive(afterRevoking: order("p", status: .purchased, paid: true)),
+                       "still owed a delivery")
     }
 }
