@@ -14,18 +14,29 @@ final class CallbackTests: XCTestCase {
         XCTAssertTrue(Thread.isMainThread)
     }
 
-    func testPurchaseCallsBackOnTheMainActor() async throws {
-        let world = World()
-        let engine = try await world.engine()
-        let called = expectation(description: "purchase completion")
-        let outcome = Locked<Result<PurchaseResult, PurchaseKitError>?>(nil)
-        engine.purchase(productID: Catalog.coins, user: "alice") { result in
+    /// Makes one completion-handler call and waits for its callback, which
+    /// must come once, on the main actor; returns what it was handed.
+    private func callingBack<T: Sendable>(
+        _ description: String,
+        _ start: (@escaping @MainActor @Sendable (Result<T, PurchaseKitError>) -> Void) -> Void
+    ) async throws -> Result<T, PurchaseKitError> {
+        let called = expectation(description: description)
+        let outcome = Locked<Result<T, PurchaseKitError>?>(nil)
+        start { result in
             Self.assertOnMain()
             outcome.withLock { $0 = result }
             called.fulfill()
         }
         await fulfillment(of: [called], timeout: 60)
-        let result = try XCTUnwrap(outcome.withLock { $0 }).get()
+        return try XCTUnwrap(outcome.withLock { $0 })
+    }
+
+    func testPurchaseCallsBackOnTheMainActor() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        let result = try await callingBack("purchase completion") {
+            engine.purchase(productID: Catalog.coins, user: "alice", completion: $0)
+        }.get()
         guard case .success(let order) = result else { return XCTFail("\(result)") }
         XCTAssertEqual(order.status, .completed)
     }
@@ -34,15 +45,10 @@ final class CallbackTests: XCTestCase {
         let world = World()
         let engine = try await world.engine()
         await world.store.setCanMakePayments(false)
-        let called = expectation(description: "purchase completion")
-        let outcome = Locked<Result<PurchaseResult, PurchaseKitError>?>(nil)
-        engine.purchase(productID: Catalog.coins, user: "alice") { result in
-            Self.assertOnMain()
-            outcome.withLock { $0 = result }
-            called.fulfill()
+        let outcome = try await callingBack("purchase completion") {
+            engine.purchase(productID: Catalog.coins, user: "alice", completion: $0)
         }
-        await fulfillment(of: [called], timeout: 60)
-        guard case .failure(let error)? = outcome.withLock({ $0 }) else { return XCTFail("expected a failure") }
+        guard case .failure(let error) = outcome else { return XCTFail("expected a failure") }
         XCTAssertEqual(error.code, .paymentsNotAllowed)
     }
 
@@ -51,53 +57,28 @@ final class CallbackTests: XCTestCase {
         let firstDevice = try await world.engine()
         _ = try await firstDevice.purchase(productID: Catalog.pro, user: "alice")
         let engine = try await world.engine(world.configuration(store: InMemoryOrderStore()))
-        let called = expectation(description: "restore completion")
-        let outcome = Locked<Result<RestoreResult, PurchaseKitError>?>(nil)
-        engine.restorePurchases(user: "alice") { result in
-            Self.assertOnMain()
-            outcome.withLock { $0 = result }
-            called.fulfill()
-        }
-        await fulfillment(of: [called], timeout: 60)
-        XCTAssertEqual(try XCTUnwrap(outcome.withLock { $0 }).get().restoredProductIDs, [Catalog.pro])
+        let restored = try await callingBack("restore completion") { engine.restorePurchases(user: "alice", completion: $0) }
+        XCTAssertEqual(try restored.get().restoredProductIDs, [Catalog.pro])
 
         // A failed restore arrives as restoreFailed, on the main actor too.
         await world.store.setRestoreBehavior(.fails)
-        let failed = expectation(description: "failed restore completion")
-        engine.restorePurchases(user: "alice") { result in
-            Self.assertOnMain()
-            outcome.withLock { $0 = result }
-            failed.fulfill()
-        }
-        await fulfillment(of: [failed], timeout: 60)
-        guard case .failure(let error)? = outcome.withLock({ $0 }) else { return XCTFail("expected a failure") }
+        let failed = try await callingBack("failed restore completion") { engine.restorePurchases(user: "alice", completion: $0) }
+        guard case .failure(let error) = failed else { return XCTFail("expected a failure") }
         XCTAssertEqual(error.code, .restoreFailed)
     }
 
     func testProductsCallBackOnTheMainActor() async throws {
         let world = World()
         let engine = try await world.engine()
-        let called = expectation(description: "products completion")
-        let outcome = Locked<Result<ProductList, PurchaseKitError>?>(nil)
-        engine.products(for: [Catalog.pro, "com.example.typo"]) { result in
-            Self.assertOnMain()
-            outcome.withLock { $0 = result }
-            called.fulfill()
-        }
-        await fulfillment(of: [called], timeout: 60)
-        let list = try XCTUnwrap(outcome.withLock { $0 }).get()
+        let list = try await callingBack("products completion") {
+            engine.products(for: [Catalog.pro, "com.example.typo"], completion: $0)
+        }.get()
         XCTAssertEqual(list.products.map(\.id), [Catalog.pro])
         XCTAssertEqual(list.invalidProductIDs, ["com.example.typo"])
 
         await world.store.setProductRequestsFail(true)
-        let failed = expectation(description: "failed products completion")
-        engine.products(for: [Catalog.season]) { result in
-            Self.assertOnMain()
-            outcome.withLock { $0 = result }
-            failed.fulfill()
-        }
-        await fulfillment(of: [failed], timeout: 60)
-        guard case .failure(let error)? = outcome.withLock({ $0 }) else { return XCTFail("expected a failure") }
+        let failed = try await callingBack("failed products completion") { engine.products(for: [Catalog.season], completion: $0) }
+        guard case .failure(let error) = failed else { return XCTFail("expected a failure") }
         XCTAssertEqual(error.code, .productRequestFailed)
     }
 }
