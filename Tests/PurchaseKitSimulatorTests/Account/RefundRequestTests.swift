@@ -83,16 +83,4 @@ final class RefundRequestTests: XCTestCase {
         let revoked = try await reloaded.revokedTransactions()
         XCTAssertEqual(revoked.map(\.id), [transaction.id])
     }
-
-    private func assertThrows(_ code: PurchaseKitError.Code, file: StaticString = #filePath, line: UInt = #line,
-                              _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            XCTFail("expected \(code)", file: file, line: line)
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, code, file: file, line: line)
-        } catch {
-            XCTFail("unexpected \(error)", file: file, line: line)
-        }
-    }
 }

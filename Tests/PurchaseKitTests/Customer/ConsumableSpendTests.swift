@@ -201,16 +201,6 @@ final class ConsumableSpendTests: XCTestCase {
             }
         }
     }
-
-    private func assertThrows(_ code: PurchaseKitError.Code, file: StaticString = #filePath, line: UInt = #line,
-                              _ body: () async throws -> Void) async {
-        do {
-            try await body()
-            XCTFail("no error; expected \(code)", file: file, line: line)
-        } catch {
-            XCTAssertEqual((error as? PurchaseKitError)?.code, code, "\(error)", file: file, line: line)
-        }
-    }
 }
 
 /// A custom order store written before spends existed: it relies on the defaults.

@@ -210,20 +210,4 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
         let stored = await world.orders.order(id: order.id)
         XCTAssertEqual(stored?.status, .completed)
     }
-
-    @discardableResult
-    private func assertThrows(_ code: PurchaseKitError.Code, file: StaticString = #filePath, line: UInt = #line,
-                              _ body: () async throws -> Void) async -> PurchaseKitError? {
-        do {
-            try await body()
-            XCTFail("expected \(code)", file: file, line: line)
-            return nil
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, code, error.description, file: file, line: line)
-            return error
-        } catch {
-            XCTFail("expected PurchaseKitError, got \(error)", file: file, line: line)
-            return nil
-        }
-    }
 }
