@@ -24,12 +24,7 @@ final class RenewalStateKeepingTests: XCTestCase {
             let engine = try await world.engine(world.configuration(store: first))
             _ = try await engine.purchase(productID: Catalog.monthly, user: "alice")
             await engine.waitUntilIdle()
-            let stored = try await first.orders(forUser: "alice")
-            let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
-            await world.store.simulateBillingIssue(productID: Catalog.monthly)
-            world.clock.advance(to: expiration.addingTimeInterval(60))
-            await world.store.processRenewals()
-            await engine.waitUntilIdle()
+            try await world.failFirstRenewal(of: Catalog.monthly, user: "alice", orders: first, engine: engine)
             let online = try await engine.refreshCustomerInfo(user: "alice")
             let told = world.clock.now
             XCTAssertEqual(online.subscriptions[Catalog.group]?.status, .inGracePeriod, "\(kind)")

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 @_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
@@ -72,6 +73,22 @@ struct World {
             counts[transaction.id] = await server.creditCount(transactionID: transaction.id)
         }
         return counts
+    }
+}
+
+extension World {
+    /// Ends the first period of the user's first subscription order (as
+    /// `orders` holds it) with a billing issue: the store's renewal of
+    /// `productID` fails a minute after the period's end, and the engine has
+    /// taken in what the store reported.
+    func failFirstRenewal(of productID: String, user userID: String, orders: any OrderStore,
+                          engine: PurchaseEngine) async throws {
+        let stored = try await orders.orders(forUser: userID)
+        let expiration = try XCTUnwrap(stored.first?.transaction?.expirationDate)
+        await store.simulateBillingIssue(productID: productID)
+        clock.advance(to: expiration.addingTimeInterval(60))
+        await store.processRenewals()
+        await engine.waitUntilIdle()
     }
 }
 
