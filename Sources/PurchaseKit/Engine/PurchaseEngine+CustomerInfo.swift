@@ -157,12 +157,12 @@ extension PurchaseEngine {
 
     func buildCustomerInfo(userID: String, orders: [Order], facts: [String: ProductFacts]) async throws -> CustomerInfo {
         let spends = try await storedSpends(of: userID)
-        let durations = configuration.nonRenewingDurations
+        let durations = configuration.policies.nonRenewingDurations
         let catalog = products
         let builder = CustomerInfoBuilder(
             userID: userID, orders: orders, facts: facts, spends: spends, renewals: await rememberedRenewals(of: userID),
             nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now,
-            credits: configuration.consumableCredits)
+            credits: configuration.policies.consumableCredits)
         let info = builder.build()
         for subscription in info.nonRenewingSubscriptions.values where subscription.expirationDate == nil {
             log(.warning, "A non-renewing subscription has no known length and never expires; set Configuration.nonRenewingDurations",

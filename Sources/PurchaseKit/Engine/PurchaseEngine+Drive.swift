@@ -26,7 +26,7 @@ extension PurchaseEngine {
         while !events.isEmpty {
             let event = events.removeFirst()
             guard let order = orders[orderID] else { return }
-            let delay = configuration.retryPolicy.delay(afterAttempt: order.verificationAttempts + 1, using: &random)
+            let delay = configuration.policies.retryPolicy.delay(afterAttempt: order.verificationAttempts + 1, using: &random)
             let step = machine.step(order, on: event, now: clock.now, retryDelay: delay)
             if step.isNoChange {
                 if case .store = event {
@@ -116,7 +116,7 @@ extension PurchaseEngine {
         let verifier = configuration.receiptVerifier
         let request = VerificationRequest(order: order, transaction: transaction)
         do {
-            let result = try await withTimeout(configuration.verificationTimeout) {
+            let result = try await withTimeout(configuration.limits.verificationTimeout) {
                 try await verifier.verify(request)
             }
             return result
@@ -155,7 +155,7 @@ extension PurchaseEngine {
     /// engine (``PurchaseKitError/Code/timeout`` after the deadline).
     func withStore<T: Sendable>(_ call: @escaping @Sendable (any PaymentQueue) async throws -> T) async throws -> T {
         let queue = self.queue
-        return try await withTimeout(configuration.storeTimeout) { try await call(queue) }
+        return try await withTimeout(configuration.limits.storeTimeout) { try await call(queue) }
     }
 
     /// How the store sees a subscription's renewal, within the store timeout;
@@ -193,7 +193,7 @@ extension PurchaseEngine {
 
     /// Schedules the expiry of a payment the store has not answered.
     func scheduleExpiry(of order: Order?) {
-        guard let order, order.status == .purchasing, let expiry = configuration.paymentExpiry else { return }
+        guard let order, order.status == .purchasing, let expiry = configuration.limits.paymentExpiry else { return }
         scheduleTimer(orderID: order.id, at: (order.paymentBeganAt ?? order.createdAt).addingTimeInterval(expiry),
                       event: .paymentExpired)
     }

@@ -92,19 +92,3 @@ extension PurchaseEngine.Configuration {
         }
     }
 }
-
-// The engine reads its settings by name; these keep its code short.
-extension PurchaseEngine.Configuration {
-    var retryPolicy: RetryPolicy { policies.retryPolicy }
-    var finishPolicy: PurchaseEngine.FinishPolicy { policies.finishPolicy }
-    var reconciler: Reconciler { policies.reconciler }
-    var duplicatePurchasePolicy: PurchaseEngine.DuplicatePurchasePolicy { policies.duplicatePurchasePolicy }
-    var nonRenewingDurations: [String: SubscriptionPeriod] { policies.nonRenewingDurations }
-    var consumableCredits: [String: ConsumableCredit] { policies.consumableCredits }
-    var maximumConcurrentPurchases: Int { limits.maximumConcurrentPurchases }
-    var maximumConcurrentRecoveries: Int { limits.maximumConcurrentRecoveries }
-    var storeTimeout: TimeInterval? { limits.storeTimeout }
-    var verificationTimeout: TimeInterval? { limits.verificationTimeout }
-    var launchTimeout: TimeInterval? { limits.launchTimeout }
-    var paymentExpiry: TimeInterval? { limits.paymentExpiry }
-}

@@ -63,7 +63,7 @@ extension PurchaseEngine {
 
     private func enterQueue(_ key: TaskQueue.Key) async throws {
         while taskQueue.isBusy(key) {
-            if configuration.duplicatePurchasePolicy == .reject {
+            if configuration.policies.duplicatePurchasePolicy == .reject {
                 throw PurchaseKitError(
                     .purchaseInProgress, "A payment for '\(key.productID)' is already in flight for this user.",
                     advice: "Wait for the first purchase to finish; its result also arrives as an event.")
@@ -199,7 +199,7 @@ extension PurchaseEngine {
     }
 
     private func startStoreTimeout(orderID: String) {
-        guard let timeout = configuration.storeTimeout else { return }
+        guard let timeout = configuration.limits.storeTimeout else { return }
         guard calls.isWaiting(orderID) else { return }
         let deadlineID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
             engine.spawn { engine in await engine.storeTimedOut(orderID: orderID) }

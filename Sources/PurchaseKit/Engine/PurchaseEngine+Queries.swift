@@ -81,13 +81,13 @@ extension PurchaseEngine {
         for productID in tally.saturated.sorted() {
             log(.error, "A consumable balance reached the largest number and was capped", ["productID": productID, "user": userID])
         }
-        let balances = ConsumableCredit.balances(tally.balance, credits: configuration.consumableCredits)
+        let balances = ConsumableCredit.balances(tally.balance, credits: configuration.policies.consumableCredits)
         return CustomerInfoBuilder.subtracting(try await storedSpends(of: userID), from: balances)
     }
 
     /// The non-renewing subscriptions among `delivered`, with their expiry (see ``NonRenewingSubscription``).
     func nonRenewingSubscriptions(of userID: String, delivered: [Order], facts: [String: ProductFacts]) -> [String: NonRenewingSubscription] {
-        let durations = configuration.nonRenewingDurations
+        let durations = configuration.policies.nonRenewingDurations
         let catalog = products
         return CustomerInfoBuilder(userID: userID, orders: delivered, facts: facts, spends: [], renewals: [:],
                                    nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period },

@@ -16,7 +16,7 @@ extension PurchaseEngine {
         // of at the next launch. Known transactions come back as duplicates.
         if isShutDown { return [] }
         if started {
-            await attachToStore(within: configuration.storeTimeout)
+            await attachToStore(within: configuration.limits.storeTimeout)
             await reconcileRevocations()
         }
         let due = orders.values

@@ -53,7 +53,7 @@ extension PurchaseEngine {
         // Only the orders of the products that feed this balance: the store is
         // asked about one only if no order of it recorded its type and the
         // engine has not loaded it.
-        let credits = configuration.consumableCredits
+        let credits = configuration.policies.consumableCredits
         let orders = try await allOrders(of: userID).filter { ConsumableCredit.key(of: $0.productID, in: credits) == balanceKey }
         let facts = await productFacts(for: orders)
         let builder = CustomerInfoBuilder(userID: userID, orders: orders, facts: facts, spends: spends, renewals: [:],

@@ -50,7 +50,7 @@ extension PurchaseEngine {
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
-            let orderID = configuration.reconciler.matchUnpaid(update, orders: orders.values)
+            let orderID = configuration.policies.reconciler.matchUnpaid(update, orders: orders.values)
             if let orderID {
                 await drive(orderID: orderID, .store(update.kind, nil))
             } else {
@@ -77,7 +77,7 @@ extension PurchaseEngine {
             return
         }
         for transaction in revoked.sorted(by: { $0.id < $1.id }) {
-            var order = configuration.reconciler.matchRevocation(transaction, orders: orders.values).flatMap { orders[$0] }
+            var order = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.values).flatMap { orders[$0] }
             if order == nil { order = try? await store.order(transactionID: transaction.id) }
             guard let order, order.status != .revoked else { continue }
             log(.info, "A revocation the engine had not recorded was found", ["orderID": order.id, "transactionID": transaction.id])
@@ -116,7 +116,7 @@ extension PurchaseEngine {
            let archived = try? await store.order(token: token), orders[archived.id] == nil {
             candidates.append(archived)
         }
-        let match = configuration.reconciler.match(transaction, kind: kind, answering: updateToken,
+        let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
                                                    orders: candidates, currentUserID: fallbackUser,
                                                    storeInitiated: storeInitiated)
         switch match {
@@ -205,7 +205,7 @@ extension PurchaseEngine {
     }
 
     private func handleRevocation(_ transaction: StoreTransaction) async {
-        var orderID = configuration.reconciler.matchRevocation(transaction, orders: orders.values)
+        var orderID = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.values)
         if orderID == nil, let archived = try? await store.order(transactionID: transaction.id) {
             orders[archived.id] = archived
             orderID = archived.id

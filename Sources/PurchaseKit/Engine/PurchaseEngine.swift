@@ -79,12 +79,12 @@ public actor PurchaseEngine {
         try configuration.validate()
         self.configuration = configuration
         self.machine = OrderStateMachine(
-            retryPolicy: configuration.retryPolicy,
-            finishesAfterDelivery: configuration.finishPolicy == .afterDelivery)
+            retryPolicy: configuration.policies.retryPolicy,
+            finishesAfterDelivery: configuration.policies.finishPolicy == .afterDelivery)
         var system = SystemRandomNumberGenerator()
         self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed ?? system.next())
         self.tokens = OrderTokenMinter(seed: configuration.orderTokenSeed)
-        self.taskQueue = TaskQueue(limit: configuration.maximumConcurrentPurchases)
+        self.taskQueue = TaskQueue(limit: configuration.limits.maximumConcurrentPurchases)
         self.deliveries = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
     }
 
@@ -128,7 +128,7 @@ public actor PurchaseEngine {
             log(.warning, "A saved order could not be read and was set aside", ["code": problem.code.rawValue, "problem": problem.message])
         }
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
-        await attachToStore(within: configuration.launchTimeout)
+        await attachToStore(within: configuration.limits.launchTimeout)
         let ids = report.orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
         spawn { engine in
             await engine.recover(orderIDs: ids)
@@ -171,7 +171,7 @@ public actor PurchaseEngine {
     /// verifier at once. `work` is asked just before an order's turn, so it
     /// sees the order as it stands then.
     func runBounded(_ orderIDs: [String], work: (String) -> (@Sendable (PurchaseEngine) async -> Void)?) async {
-        let limit = configuration.maximumConcurrentRecoveries
+        let limit = configuration.limits.maximumConcurrentRecoveries
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for orderID in orderIDs {
@@ -189,7 +189,7 @@ public actor PurchaseEngine {
     /// What launch owes one loaded order, if anything, as the machine decides it.
     private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
         guard let order = orders[orderID] else { return nil }
-        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.reconciler.matchingWindow) {
+        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow) {
         case .drive(let event):
             return { engine in await engine.drive(orderID: orderID, event) }
         case .archive:
