@@ -32,39 +32,9 @@ final class DeliveryLaneTests: XCTestCase {
         }
     }
 
-    /// A verifier that holds every call until told to answer, and counts how
-    /// many were in flight at once.
-    actor HoldingVerifier: ReceiptVerifier {
-        private(set) var inFlight = 0
-        private(set) var mostInFlight = 0
-        private(set) var delivered: [String] = []
-        private var held: [CheckedContinuation<Void, Never>] = []
-        private var answersAtOnce = false
-        private var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-
-        func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
-            inFlight += 1
-            mostInFlight = max(mostInFlight, inFlight)
-            for watcher in watchers where inFlight >= watcher.count { watcher.continuation.resume() }
-            watchers.removeAll { inFlight >= $0.count }
-            if !answersAtOnce { await withCheckedContinuation { held.append($0) } }
-            inFlight -= 1
-            delivered.append(request.transaction.id)
-            return .delivered
-        }
-
-        /// Returns once `count` calls are in flight.
-        func waitUntilInFlight(_ count: Int) async {
-            if inFlight >= count { return }
-            await withCheckedContinuation { watchers.append((count, $0)) }
-        }
-
-        /// Answers the held calls and every later one at once.
-        func answerAll() {
-            answersAtOnce = true
-            for continuation in held { continuation.resume() }
-            held.removeAll()
-        }
+    /// The server, behind the interception: every receipt is good.
+    struct AlwaysDelivers: ReceiptVerifier {
+        func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict { .delivered }
     }
 
     func testABurstOfPaidTransactionsIsDeliveredAFewAtATime() async throws {
@@ -73,22 +43,27 @@ final class DeliveryLaneTests: XCTestCase {
             StoreTransaction(id: "t\($0)", productID: "com.example.coins", purchaseDate: clock.now)
         }
         let store = ReplayingStore(unfinished: transactions)
-        let verifier = HoldingVerifier()
+        // Every server call is counted in flight and held until the gate opens.
+        let gate = Gate()
+        let inFlight = InFlightCounter()
+        let verifier = InterceptingVerifier(wrapping: AlwaysDelivers()) { _ in
+            let counted: InterceptingVerifier.Decision = inFlight.enter()
+            await gate.pass()
+            return counted
+        }
         let engine = try PurchaseEngine(configuration: .init(
             paymentQueue: store, receiptVerifier: verifier, orderStore: InMemoryOrderStore(), clock: clock,
             limits: .init(maximumConcurrentDeliveries: 3, verificationTimeout: nil, launchTimeout: nil)))
         await engine.setCurrentUser("alice")
         try await engine.start()
 
-        await verifier.waitUntilInFlight(3)
-        let inFlight = await verifier.inFlight
-        XCTAssertEqual(inFlight, 3, "three deliveries run; seventeen wait their turn")
-        await verifier.answerAll()
+        await verifier.waitForCalls(3)
+        XCTAssertEqual(verifier.calls.count, 3, "three deliveries run; seventeen wait their turn")
+        gate.open()
         await engine.waitUntilIdle()
 
-        let most = await verifier.mostInFlight
-        XCTAssertEqual(most, 3)
-        let delivered = await verifier.delivered
+        XCTAssertEqual(inFlight.maximum, 3)
+        let delivered = verifier.calls.map(\.request.transaction.id)
         XCTAssertEqual(Set(delivered), Set(transactions.map(\.id)))
         XCTAssertEqual(delivered.count, 20, "each delivered once")
         XCTAssertEqual(store.finished.withLock { $0 }, Set(transactions.map(\.id)), "and every one finished")
@@ -97,7 +72,7 @@ final class DeliveryLaneTests: XCTestCase {
     func testTheLimitIsValidated() {
         let clock = ManualClock()
         var configuration = PurchaseEngine.Configuration(
-            paymentQueue: ReplayingStore(unfinished: []), receiptVerifier: HoldingVerifier(), orderStore: InMemoryOrderStore(),
+            paymentQueue: ReplayingStore(unfinished: []), receiptVerifier: AlwaysDelivers(), orderStore: InMemoryOrderStore(),
             clock: clock)
         configuration.limits.maximumConcurrentDeliveries = 0
         XCTAssertThrowsError(try PurchaseEngine(configuration: configuration)) { error in
