@@ -28,7 +28,7 @@ extension OrderStateMachine {
         case .created: return .drive(.abandoned)
         case .purchasing: return .watchExpiry
         case .delivered where finishesAfterDelivery: return .drive(.finishDue)
-        case .rejected, .revoked: if order.transaction != nil && !order.isFinished { return .drive(.finishDue) }
+        case .rejected, .revoked: if owesFinish(order) { return .drive(.finishDue) }
         default: break
         }
         let inMatchingWindow = order.isExpiredPayment
