@@ -92,9 +92,6 @@ extension PurchaseEngine {
             guard limits.maximumConcurrentPurchases >= 1 else {
                 throw bad("limits.maximumConcurrentPurchases", "must be at least 1")
             }
-            guard limits.maximumConcurrentRecoveries >= 1 else {
-                throw bad("limits.maximumConcurrentRecoveries", "must be at least 1")
-            }
             guard limits.maximumConcurrentDeliveries >= 1 else {
                 throw bad("limits.maximumConcurrentDeliveries", "must be at least 1")
             }

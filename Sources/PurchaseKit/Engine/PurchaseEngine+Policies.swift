@@ -50,12 +50,11 @@ extension PurchaseEngine.Configuration {
     public struct Limits: Sendable, Hashable {
         /// Payments in flight at once; more calls wait for a slot.
         public var maximumConcurrentPurchases: Int
-        /// Loaded orders recovered at once at launch and at retry triggers
-        /// (deliveries, finishes).
-        public var maximumConcurrentRecoveries: Int
-        /// Deliveries (and finishes) run at once in the background: after the
-        /// store's paid updates, at retry timers, after a restore. The rest
-        /// wait their turn, so a burst of renewals does not flood the server.
+        /// Background work on orders run at once: deliveries, finishes and
+        /// archive moves, whether launch recovery, a retry trigger, a store
+        /// update, a retry timer or a restore started them. They share one
+        /// lane; the rest wait their turn, first in, first out, so thousands
+        /// of owed deliveries or a burst of renewals do not flood the server.
         public var maximumConcurrentDeliveries: Int
         /// How long a purchase call waits for the store before returning
         /// `.pending(_, .storeTimeout)`; nil waits as long as it takes.
@@ -75,7 +74,6 @@ extension PurchaseEngine.Configuration {
         /// Creates the limits; every one has a default.
         public init(
             maximumConcurrentPurchases: Int = 8,
-            maximumConcurrentRecoveries: Int = 8,
             maximumConcurrentDeliveries: Int = 8,
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
@@ -83,7 +81,6 @@ extension PurchaseEngine.Configuration {
             paymentExpiry: TimeInterval? = 24 * 3600
         ) {
             self.maximumConcurrentPurchases = maximumConcurrentPurchases
-            self.maximumConcurrentRecoveries = maximumConcurrentRecoveries
             self.maximumConcurrentDeliveries = maximumConcurrentDeliveries
             self.storeTimeout = storeTimeout
             self.verificationTimeout = verificationTimeout

@@ -23,10 +23,7 @@ extension PurchaseEngine {
             .filter { machine.retryEvent(for: $0) != nil && (userID == nil || $0.userID == userID) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
-        await runBounded(due.map(\.id)) { orderID in
-            guard let order = orders[orderID], let event = machine.retryEvent(for: order) else { return nil }
-            return { engine in await engine.drive(orderID: orderID, event) }
-        }
+        await runInLane(due.map(\.id), .retry)
         var result: [Order] = []
         for order in due {
             if let now = try? await currentOrder(order.id) { result.append(now) }

@@ -20,7 +20,7 @@ extension PurchaseEngine {
         sleeper = nil
         deadlines = DeadlineSchedule()
         timers.removeAll()
-        deliveries.dropQueued()
+        dropQueuedLaneJobs()
         for orderID in calls.orderIDs.sorted() {
             resolveWaiter(orderID: orderID, with: .failure(Self.shutDownError(orderID: orderID)))
         }

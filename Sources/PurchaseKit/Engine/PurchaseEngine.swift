@@ -33,8 +33,8 @@ public actor PurchaseEngine {
     var updateGate = UpdateGate()
     var taskQueue: TaskQueue
     var calls = WaitingCalls()
-    /// Background deliveries, bounded.
-    var deliveries: BoundedLane<(orderID: String, event: OrderEvent)>
+    /// All background work on orders, bounded (see `PurchaseEngine+Lane.swift`).
+    var lane: BoundedLane<LaneJob>
     var subscribers: [UInt64: AsyncStream<PurchaseEvent>.Continuation] = [:]
     var nextSubscriberID: UInt64 = 0
     var work: [UInt64: Task<Void, Never>] = [:]
@@ -85,7 +85,7 @@ public actor PurchaseEngine {
         self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed ?? system.next())
         self.tokens = OrderTokenMinter(seed: configuration.orderTokenSeed)
         self.taskQueue = TaskQueue(limit: configuration.limits.maximumConcurrentPurchases)
-        self.deliveries = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
+        self.lane = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
     }
 
     var clock: any PurchaseClock { configuration.clock }
@@ -137,9 +137,9 @@ public actor PurchaseEngine {
         return report
     }
 
-    /// Recovers the loaded orders, oldest first, a bounded number at a time.
+    /// Recovers the loaded orders, oldest first, through the lane.
     private func recover(orderIDs: [String]) async {
-        await runBounded(orderIDs) { recoveryWork(for: $0) }
+        await runInLane(orderIDs, .recovery)
     }
 
     /// Attaches to the store, which replays its unfinished transactions, and
@@ -163,43 +163,6 @@ public actor PurchaseEngine {
         }
         try? await attached.value()
         cancelDeadline(deadline)
-    }
-
-    /// Runs the work for `orderIDs`, in order, at most
-    /// `maximumConcurrentRecoveries` at a time: launch or a retry trigger with
-    /// thousands of owed deliveries must not send thousands of requests to the
-    /// verifier at once. `work` is asked just before an order's turn, so it
-    /// sees the order as it stands then.
-    func runBounded(_ orderIDs: [String], work: (String) -> (@Sendable (PurchaseEngine) async -> Void)?) async {
-        let limit = configuration.limits.maximumConcurrentRecoveries
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for orderID in orderIDs {
-                guard let job = work(orderID) else { continue }
-                if running >= limit {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask { await job(self) }
-                running += 1
-            }
-        }
-    }
-
-    /// What launch owes one loaded order, if anything, as the machine decides it.
-    private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
-        guard let order = orders[orderID] else { return nil }
-        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow) {
-        case .drive(let event):
-            return { engine in await engine.drive(orderID: orderID, event) }
-        case .archive:
-            return { engine in await engine.archive(orderID: orderID) }
-        case .watchExpiry:
-            scheduleExpiry(of: order)
-            return nil
-        case .none:
-            return nil
-        }
     }
 
     // MARK: Events
@@ -251,27 +214,6 @@ public actor PurchaseEngine {
 
     private func endWork(_ id: UInt64) {
         work[id] = nil
-    }
-
-    /// Runs a background delivery (or finish) of one order as engine work,
-    /// at most ``PurchaseEngine/Configuration/Limits/maximumConcurrentDeliveries``
-    /// at once; the rest wait their turn in order. A delivery ends by
-    /// starting the next one, inside its own work, so ``waitUntilIdle()``
-    /// never sees a queued delivery with no work running.
-    func spawnDelivery(orderID: String, _ event: OrderEvent) {
-        guard !isShutDown, let job = deliveries.offer((orderID, event)) else { return }
-        startDelivery(job)
-    }
-
-    private func startDelivery(_ job: (orderID: String, event: OrderEvent)) {
-        spawn { engine in
-            await engine.drive(orderID: job.orderID, job.event)
-            await engine.deliveryEnded()
-        }
-    }
-
-    private func deliveryEnded() {
-        if let next = deliveries.ended(), !isShutDown { startDelivery(next) }
     }
 
     /// Returns when the engine has nothing left to do *now*: every delivery,

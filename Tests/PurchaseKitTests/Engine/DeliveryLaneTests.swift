@@ -69,6 +69,47 @@ final class DeliveryLaneTests: XCTestCase {
         XCTAssertEqual(store.finished.withLock { $0 }, Set(transactions.map(\.id)), "and every one finished")
     }
 
+    /// Launch recovery and a retry trigger that comes while it runs take
+    /// their places in the same lane: together they never go past the one
+    /// limit, and every owed delivery is still made once.
+    func testLaunchRecoveryAndARetryTriggerShareTheLane() async throws {
+        let world = World()
+        let first = try await world.engine()
+        await world.server.setFaultRates(ServerFaultRates(serverError: 1))
+        for index in 0..<6 {
+            _ = try await first.purchase(productID: Catalog.coins, user: "user-\(index)")
+        }
+        await world.server.setFaultRates(.none)
+        await first.shutdown()
+
+        let gate = Gate()
+        let inFlight = InFlightCounter()
+        let verifier = InterceptingVerifier(wrapping: world.server) { _ in
+            let counted: InterceptingVerifier.Decision = inFlight.enter()
+            await gate.pass()
+            return counted
+        }
+        var configuration = world.configuration(verifier: verifier)
+        configuration.limits.maximumConcurrentDeliveries = 2
+        let relaunched = try PurchaseEngine(configuration: configuration)
+        try await relaunched.start()
+        await verifier.waitForCalls(2)
+
+        let trigger = Task { await relaunched.retryPendingDeliveries() }
+        while !world.log.records.contains(where: { $0.message == "Retrying pending deliveries" }) { await Task.yield() }
+        // Work the trigger started on its own would reach the verifier by now.
+        for _ in 0..<200 { await Task.yield() }
+        XCTAssertEqual(verifier.calls.count, 2, "the trigger's deliveries wait behind launch recovery's")
+
+        gate.open()
+        _ = await trigger.value
+        await relaunched.waitUntilIdle()
+        XCTAssertEqual(inFlight.maximum, 2)
+        let credits = await world.creditCounts()
+        XCTAssertEqual(credits.count, 6)
+        XCTAssertTrue(credits.values.allSatisfy { $0 == 1 }, "each owed delivery made once: \(credits)")
+    }
+
     func testTheLimitIsValidated() {
         let clock = ManualClock()
         var configuration = PurchaseEngine.Configuration(

@@ -123,7 +123,7 @@ final class RecoveryConcurrencyTests: XCTestCase {
         let inFlight = InFlightCounter()
         let probe = InterceptingVerifier(wrapping: world.server) { _ in inFlight.enter() }
         var configuration = world.configuration(verifier: probe)
-        configuration.limits.maximumConcurrentRecoveries = 3
+        configuration.limits.maximumConcurrentDeliveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)
         try await relaunched.start()
         for _ in 0..<4 { // 12 owed deliveries, 3 at a time, each taking a second of the clock

@@ -179,7 +179,7 @@ final class PurchaseEngineStallTests: XCTestCase {
         }
         await world.server.failNext(6, with: .serverError(statusCode: 503))
         var configuration = world.configuration(verifier: verifier)
-        configuration.limits.maximumConcurrentRecoveries = 2
+        configuration.limits.maximumConcurrentDeliveries = 2
         let engine = try await world.engine(configuration)
         for user in (1...6).map({ "user-\($0)" }) {
             _ = try await engine.purchase(productID: Catalog.coins, user: user)

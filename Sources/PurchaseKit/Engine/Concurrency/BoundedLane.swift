@@ -1,6 +1,7 @@
 /// A first-in, first-out lane of jobs of which at most `limit` run at once:
-/// what keeps background deliveries (after store updates, at retry timers,
-/// after a restore) from all asking the verifier at the same moment. Not
+/// what keeps the engine's background work (launch recovery, retry triggers,
+/// deliveries after store updates, retry timers, restores) from all asking
+/// the verifier at the same moment. Not
 /// thread-safe: the engine's actor owns it, and it only decides; the engine
 /// starts what it says.
 struct BoundedLane<Job> {
@@ -41,9 +42,12 @@ struct BoundedLane<Job> {
         return next
     }
 
-    /// Drops every queued job (at shutdown); running ones end on their own.
-    mutating func dropQueued() {
+    /// Drops every queued job (at shutdown) and returns them; running ones
+    /// end on their own.
+    mutating func dropQueued() -> [Job] {
+        let dropped = Array(waiting[head...])
         waiting.removeAll()
         head = 0
+        return dropped
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+
+/// One piece of background work on one order, waiting for or holding a
+/// place in the engine's lane.
+struct LaneJob: Sendable {
+    enum Kind: Sendable {
+        /// Steps the order with this event (a delivery or a finish after a
+        /// store update, a retry timer, a restore).
+        case drive(OrderEvent)
+        /// What launch owes a loaded order, decided when its turn comes.
+        case recovery
+        /// A retry trigger's delivery, decided when its turn comes.
+        case retry
+    }
+
+    let orderID: String
+    let kind: Kind
+    /// Resolved when the job has ended, or was dropped at shutdown: the
+    /// caller waiting for a batch of jobs (a retry trigger) never hangs.
+    let done: OneShot<Void>?
+}
+
+extension PurchaseEngine {
+    /// Runs background work on one order as engine work, in the engine's one
+    /// lane: at most ``PurchaseEngine/Configuration/Limits/maximumConcurrentDeliveries``
+    /// jobs at once, whatever started them (launch recovery, retry triggers,
+    /// store updates, retry timers, restores); the rest wait their turn, first
+    /// in, first out. A job ends by starting the next one inside its own work,
+    /// so ``waitUntilIdle()`` never sees a queued job with no work running.
+    func spawnDelivery(orderID: String, _ event: OrderEvent) {
+        enqueue(LaneJob(orderID: orderID, kind: .drive(event), done: nil))
+    }
+
+    /// Runs `kind` for every order, in order, through the lane, and returns
+    /// once every one has ended. What an order is owed is decided just before
+    /// its turn, so it sees the order as it stands then.
+    func runInLane(_ orderIDs: [String], _ kind: LaneJob.Kind) async {
+        var waits: [OneShot<Void>] = []
+        waits.reserveCapacity(orderIDs.count)
+        for orderID in orderIDs {
+            let done = OneShot<Void>()
+            waits.append(done)
+            enqueue(LaneJob(orderID: orderID, kind: kind, done: done))
+        }
+        for done in waits { try? await done.value() }
+    }
+
+    /// Drops the queued jobs at shutdown, answering whoever waits for them;
+    /// running ones end on their own.
+    func dropQueuedLaneJobs() {
+        for job in lane.dropQueued() { job.done?.resolve(.success(())) }
+    }
+
+    private func enqueue(_ job: LaneJob) {
+        guard !isShutDown else {
+            job.done?.resolve(.success(()))
+            return
+        }
+        if let admitted = lane.offer(job) { start(admitted) }
+    }
+
+    private func start(_ job: LaneJob) {
+        guard !isShutDown else {
+            job.done?.resolve(.success(()))
+            laneJobEnded()
+            return
+        }
+        spawn { engine in
+            await engine.run(job)
+            job.done?.resolve(.success(()))
+            await engine.laneJobEnded()
+        }
+    }
+
+    private func laneJobEnded() {
+        if let next = lane.ended() { start(next) }
+    }
+
+    private func run(_ job: LaneJob) async {
+        switch job.kind {
+        case .drive(let event):
+            await drive(orderID: job.orderID, event)
+        case .recovery:
+            await recover(orderID: job.orderID)
+        case .retry:
+            guard let order = orders[job.orderID], let event = machine.retryEvent(for: order) else { return }
+            await drive(orderID: job.orderID, event)
+        }
+    }
+
+    /// Does what launch owes one loaded order, if anything, as the machine decides it.
+    private func recover(orderID: String) async {
+        guard let order = orders[orderID] else { return }
+        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow) {
+        case .drive(let event): await drive(orderID: orderID, event)
+        case .archive: await archive(orderID: orderID)
+        case .watchExpiry: scheduleExpiry(of: order)
+        case .none: break
+        }
+    }
+}
