@@ -159,18 +159,23 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
 
     func testVerifierTimeoutCountsAsTryLater() async throws {
         let world = World()
-        let engine = try await world.engine(world.configuration(verificationTimeout: 5))
-        await world.server.setLatency(60)
+        // The verifier holds the call until the end of the test: it never answers in time.
+        let held = Gate()
+        let verifier = InterceptingVerifier(wrapping: world.server) { _ in
+            await held.pass()
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(verifier: verifier, verificationTimeout: 5))
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        // The server's 60 s of latency has begun (the engine's 5 s timeout was set before it).
-        await world.clock.waitForSleepers(count: 1, until: world.clock.now.addingTimeInterval(60))
+        // The engine's call reached the verifier; its 5 s deadline was set before the call.
+        await verifier.waitForCalls(1)
         world.clock.advance(by: 5)
         let result = try await call.value
         guard case .pending(let order, .deliveryRetrying) = result else { return XCTFail("\(result)") }
         let stored = await world.orders.order(id: order.id)
         XCTAssertEqual(stored?.lastErrorCode, .verificationUnavailable)
         XCTAssertEqual(stored?.status, .purchased)
-        world.clock.advance(by: 60) // let the abandoned server call end
+        held.open() // let the abandoned verifier call end
     }
 
     func testRejectedReceiptIsFinishedWithoutDelivery() async throws {
