@@ -5,7 +5,7 @@ import PurchaseKitSimulator
 /// Refund requests: submitted, then accepted or declined later on the clock.
 final class RefundRequestTests: XCTestCase {
     private func bought() async throws -> (SimulatedPaymentQueue, ManualClock, RecordingObserver, StoreTransaction) {
-        let (store, clock, observer) = try await TestCatalog.makeStore(settings: TierCatalog.fast)
+        let (store, clock, observer) = try await TestCatalog.makeStore(settings: TestCatalog.Tiers.fast)
         try await store.add(TestCatalog.payment(TestCatalog.premium))
         let transaction = try XCTUnwrap(observer.updates.last?.transaction)
         try await store.finish(transactionID: transaction.id)

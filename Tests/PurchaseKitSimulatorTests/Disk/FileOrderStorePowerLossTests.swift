@@ -14,12 +14,7 @@ final class FileOrderStorePowerLossTests: XCTestCase {
 
     private func assertHolds(_ scenario: StoreCrashScenario, expectingCalls operations: [FileSystemError.Operation]? = nil,
                              file: StaticString = #filePath, line: UInt = #line) async {
-        let report = await StoreCrashHarness().enumerate(scenario)
-        for failure in report.failures.prefix(10) { XCTFail(failure, file: file, line: line) }
-        XCTAssertEqual(report.crashPoints, 2 * report.calls.count + 1, file: file, line: line)
-        XCTAssertEqual(report.runs, report.crashPoints * StoreCrashHarness.policies.count, file: file, line: line)
-        if let operations { XCTAssertEqual(report.calls.map(\.operation), operations, "\(report.calls)", file: file, line: line) }
-        print("\(scenario.name): \(report.calls.count) calls, \(report.crashPoints) crash points, \(report.runs) runs")
+        await CrashHarness().assertHolds(scenario, expectingCalls: operations, file: file, line: line)
     }
 
     func testTheFirstSaveOfAnOrder() async {
@@ -57,14 +52,12 @@ final class FileOrderStorePowerLossTests: XCTestCase {
         let scenario = StoreCrashScenario(
             name: "launch with leftovers", setUp: [.open, .save(a1), .save(b1), .archive("order-b"), .save(c1)],
             leftovers: true, steps: [.open])
-        let report = await StoreCrashHarness().enumerate(scenario)
-        for failure in report.failures.prefix(10) { XCTFail(failure) }
+        let report = await CrashHarness().assertHolds(scenario)
         let operations = Set(report.calls.map(\.operation))
         // The load deletes the temporary file and the stale archived copy, quarantines the torn file, and flushes.
         for operation in [FileSystemError.Operation.list, .read, .remove, .rename, .synchronizeDirectory] {
             XCTAssertTrue(operations.contains(operation), "the launch makes a \(operation.rawValue) call: \(report.calls)")
         }
-        print("\(scenario.name): \(report.calls.count) calls, \(report.crashPoints) crash points, \(report.runs) runs")
     }
 
     func testASequenceOfSavesAndArchivesOfSeveralOrders() async {

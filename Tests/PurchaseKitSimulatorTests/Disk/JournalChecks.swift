@@ -10,7 +10,7 @@ import PurchaseKitSimulator
 /// `completed` save, an archive: they return before their flush), or as the
 /// call in flight left it. A durable save, a removal and a launch (which
 /// flushes what the previous process left) move the durable point.
-struct JournalLedger {
+struct JournalLedger: CrashLedger {
     private(set) var durable: [String: StoredOrder] = [:]
     private var acknowledged: [String: StoredOrder] = [:]
     private var loose: [String: [StoredOrder?]] = [:]
@@ -105,7 +105,7 @@ struct JournalChecks {
     }
 
     private func load() async throws -> (report: OrderLoadReport, archived: [Order]) {
-        let store = try JournalCrashHarness.openStore(disk)
+        let store = try JournalProcess.openStore(disk)
         let result = (try await store.loadOpenOrders(), try await store.archivedOrders())
         await store.close()
         return result

@@ -14,14 +14,8 @@ final class JournalPowerLossTests: XCTestCase {
 
     @discardableResult
     private func assertHolds(_ scenario: JournalCrashScenario, expectingCalls operations: [FileSystemError.Operation]? = nil,
-                             file: StaticString = #filePath, line: UInt = #line) async -> JournalCrashHarness.Report {
-        let report = await JournalCrashHarness().enumerate(scenario)
-        for failure in report.failures.prefix(10) { XCTFail(failure, file: file, line: line) }
-        XCTAssertEqual(report.crashPoints, 2 * report.calls.count + 1, file: file, line: line)
-        XCTAssertEqual(report.runs, report.crashPoints * StoreCrashHarness.policies.count, file: file, line: line)
-        if let operations { XCTAssertEqual(report.calls.map(\.operation), operations, "\(report.calls)", file: file, line: line) }
-        print("\(scenario.name): \(report.calls.count) calls, \(report.crashPoints) crash points, \(report.runs) runs")
-        return report
+                             file: StaticString = #filePath, line: UInt = #line) async -> CrashHarness<JournalProcess>.Report {
+        await CrashHarness().assertHolds(scenario, expectingCalls: operations, file: file, line: line)
     }
 
     func testTheFirstSaveCreatesTheJournalFile() async {
@@ -92,7 +86,7 @@ final class JournalPowerLossTests: XCTestCase {
         scenario.onCallingThread = true
         let report = await assertHolds(scenario)
         scenario.onCallingThread = false
-        let threaded = await JournalCrashHarness().run(scenario, crash: nil, policy: .everything)
+        let threaded = await CrashHarness().run(scenario, crash: nil, policy: .everything)
         XCTAssertEqual(report.calls.map(\.operation), threaded.calls.map(\.operation), "the same calls, thread or not")
     }
 

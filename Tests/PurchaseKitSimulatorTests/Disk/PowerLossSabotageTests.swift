@@ -9,7 +9,7 @@ final class PowerLossSabotageTests: XCTestCase {
         steps: [.save(TestOrders.version(2, of: "order-a")), .save(TestOrders.version(1, of: "order-b"))])
 
     func testSkippingTheDirectoryFlushLosesAnAcknowledgedOrder() async {
-        let report = await StoreCrashHarness(sabotage: .noDirectoryFlush).enumerate(scenario)
+        let report = await CrashHarness(sabotage: .synchronizeDirectory).enumerate(scenario)
         // Without any directory flush even the set-up's order is not durable.
         XCTAssertTrue(report.failures.contains { $0.contains("order order-a is missing — an acknowledged order was lost") },
                       "\(report.failures.prefix(5))")
@@ -19,7 +19,7 @@ final class PowerLossSabotageTests: XCTestCase {
     }
 
     func testRenamingUnflushedDataLosesOrTearsAnAcknowledgedOrder() async {
-        let report = await StoreCrashHarness(sabotage: .noFileFlush).enumerate(scenario)
+        let report = await CrashHarness(sabotage: .synchronize).enumerate(scenario)
         XCTAssertTrue(report.failures.contains { $0.contains("an acknowledged order was lost") }, "\(report.failures.prefix(5))")
         // The torn file is set aside and reported, so the loss shows as a missing order, not a crash.
         XCTAssertFalse(report.failures.contains { $0.contains("did not open") }, "\(report.failures.prefix(5))")
@@ -32,7 +32,7 @@ final class JournalSabotageTests: XCTestCase {
     private let a1 = TestOrders.version(1, of: "order-a"), b1 = TestOrders.version(1, of: "order-b")
 
     private func failures(skipping operation: FileSystemError.Operation, _ scenario: JournalCrashScenario) async -> [String] {
-        await JournalCrashHarness(sabotage: operation).enumerate(scenario).failures
+        await CrashHarness(sabotage: operation).enumerate(scenario).failures
     }
 
     func testSkippingTheDataFlushLosesAnAcknowledgedSave() async {

@@ -42,7 +42,7 @@ struct StoreChecks {
     }
 
     private func load() async throws -> (report: OrderLoadReport, archived: [Order]) {
-        let store = try StoreCrashHarness.openStore(fileSystem)
+        let store = try FileStoreProcess.openStore(fileSystem)
         return (try await store.loadOpenOrders(), try await store.archivedOrders())
     }
 

@@ -31,7 +31,7 @@ enum StoreStep: CustomStringConvertible {
 /// What the store acknowledged (the call returned) and the one call in flight
 /// when the process died: a crash may leave each order only as acknowledged
 /// or as the call in flight would have left it.
-struct StoreLedger {
+struct StoreLedger: CrashLedger {
     private(set) var acknowledged: [String: StoredOrder] = [:]
     private var inFlight: (id: String, state: StoredOrder)?
 

@@ -137,7 +137,7 @@ final class InterceptingPaymentQueueTests: XCTestCase {
     }
 
     func testWrapsTheSimulatedStore() async throws {
-        let (store, _, observer) = try await TestCatalog.makeStore(settings: TierCatalog.fast)
+        let (store, _, observer) = try await TestCatalog.makeStore(settings: TestCatalog.Tiers.fast)
         let queue = InterceptingPaymentQueue(wrapping: store)
         try await queue.add(TestCatalog.payment(TestCatalog.premium))
         let transaction = try XCTUnwrap(observer.updates.last?.transaction)

@@ -163,12 +163,9 @@ final class ConsumableSpendTests: XCTestCase {
     }
 
     func testProductsThatFeedOneBalanceAreSpentFromItByItsKey() async throws {
-        let world = World()
         let bigPack = StoreProduct(id: "com.example.coins.500", type: .consumable, displayName: "500 coins", price: 4)
-        let signer = ReceiptSigner()
-        let store = SimulatedPaymentQueue(products: Catalog.products + [bigPack], clock: world.clock, signer: signer)
-        let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
-        var configuration = world.configuration(queue: store, verifier: server)
+        let world = World(seed: 0, products: Catalog.products + [bigPack])
+        var configuration = world.configuration()
         configuration.policies.consumableCredits = [Catalog.coins: ConsumableCredit(balanceKey: "coins", units: 100),
                                            bigPack.id: ConsumableCredit(balanceKey: "coins", units: 500)]
         let engine = try await world.engine(configuration)

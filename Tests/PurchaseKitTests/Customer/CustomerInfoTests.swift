@@ -83,17 +83,17 @@ final class CustomerInfoTests: XCTestCase {
     }
 
     func testAfterAnUpgradeCustomerInfoHoldsOnlyTheNewPlanAsEntitlementsDo() async throws {
-        let world = SubscriptionWorld()
+        let world = World.tiers()
         let engine = try await world.engine()
-        guard case .success = try await engine.purchase(productID: SubscriptionWorld.basic, user: "alice") else { return XCTFail() }
+        guard case .success = try await engine.purchase(productID: Catalog.Tiers.basic, user: "alice") else { return XCTFail() }
         await world.advance(by: 3, engine)
-        guard case .success = try await engine.purchase(productID: SubscriptionWorld.pro, user: "alice") else { return XCTFail() }
+        guard case .success = try await engine.purchase(productID: Catalog.Tiers.pro, user: "alice") else { return XCTFail() }
         let info = try await engine.refreshCustomerInfo(user: "alice")
         let entitlements = try await engine.entitlements(user: "alice")
         XCTAssertEqual(info.entitlements, entitlements)
-        XCTAssertEqual(info.entitlements.map(\.productID), [SubscriptionWorld.pro])
-        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.productID, SubscriptionWorld.pro)
-        XCTAssertEqual(info.subscriptions[SubscriptionWorld.group]?.status, .subscribed)
+        XCTAssertEqual(info.entitlements.map(\.productID), [Catalog.Tiers.pro])
+        XCTAssertEqual(info.subscriptions[Catalog.Tiers.group]?.productID, Catalog.Tiers.pro)
+        XCTAssertEqual(info.subscriptions[Catalog.Tiers.group]?.status, .subscribed)
     }
 
     func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
@@ -132,15 +132,12 @@ final class CustomerInfoTests: XCTestCase {
     }
 
     func testANonRenewingLengthComesFromTheCatalogWhenTheConfigurationHasNone() async throws {
-        let world = World()
         let week = try SubscriptionPeriod(iso8601: "P1W")
         // The product as a `.storekit` non-renewing entry with a `recurringSubscriptionPeriod` loads.
         let pass = StoreProduct(id: "com.example.week-pass", type: .nonRenewable, displayName: "Week pass", price: 1,
                            subscription: SubscriptionInfo(groupID: "com.example.week-pass", period: week))
-        let signer = ReceiptSigner()
-        let store = SimulatedPaymentQueue(products: Catalog.products + [pass], clock: world.clock, signer: signer)
-        let server = SimulatedReceiptServer(signer: signer, clock: world.clock, store: store)
-        let engine = try await world.engine(world.configuration(queue: store, verifier: server))
+        let world = World(seed: 0, products: Catalog.products + [pass])
+        let engine = try await world.engine()
         let start = world.clock.now
         try await buy(engine, pass.id)
         let info = try await engine.customerInfo(user: "alice")

@@ -10,11 +10,11 @@ import PurchaseKitSimulator
 final class ConcurrentPurchaseLoadTests: XCTestCase {
     func testAThousandConcurrentPurchasesOnOneAccountCreditEveryTransactionToItsBuyerOnce() async throws {
         for seed: UInt64 in 1...2 {
-            let world = try await LoadWorld(seed: seed)
-            let calls = LoadWorld.calls(count: 1000)
-            let outcomes = await world.run(calls)
-            try await world.settle()
-            try await world.check(calls: calls, outcomes: outcomes, seed: seed)
+            let load = try await PurchaseLoad(seed: seed)
+            let calls = PurchaseLoad.calls(count: 1000)
+            let outcomes = await load.run(calls)
+            try await load.settle()
+            try await load.check(calls: calls, outcomes: outcomes, seed: seed)
         }
     }
 }
@@ -36,36 +36,24 @@ enum LoadOutcome: Sendable {
     case other(String)
 }
 
-/// The load's world: the sample catalog on one simulated store account, the
-/// simulated server, and an engine with the reported configuration.
-struct LoadWorld {
+/// The load: the sample catalog on one simulated store account, the
+/// simulated server, and an engine with the reported configuration (the
+/// library's defaults, duplicates waiting, 64 purchases at once).
+struct PurchaseLoad {
     static let users = (0..<10).map { "user-\($0)" }
     static let storeTimeout: TimeInterval = 600
 
-    let clock = ManualClock()
-    let store: SimulatedPaymentQueue
-    let server: SimulatedReceiptServer
-    let orders = InMemoryOrderStore()
+    let world: World
     let auditor: AnswerAuditor
     let engine: PurchaseEngine
-    let products: [StoreProduct]
 
     init(seed: UInt64) async throws {
-        let configuration = try StoreKitConfiguration.sample()
-        products = configuration.products
-        let signer = ReceiptSigner()
-        store = SimulatedPaymentQueue(configuration: configuration, clock: clock, seed: seed, signer: signer)
-        server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
-        auditor = AnswerAuditor(base: store, orders: orders, clock: clock, storeTimeout: Self.storeTimeout)
-        var engineConfiguration = PurchaseEngine.Configuration(
-            paymentQueue: auditor.queue, receiptVerifier: server, orderStore: orders,
-            orderGenerator: CountingOrderGenerator(), clock: clock,
-            policies: .init(duplicatePurchasePolicy: .wait),
-            limits: .init(maximumConcurrentPurchases: 64, storeTimeout: Self.storeTimeout))
-        engineConfiguration.jitterSeed = seed
-        engine = try PurchaseEngine(configuration: engineConfiguration)
-        try await engine.start()
-        await engine.waitUntilIdle()
+        world = World(seed: seed, storeKit: try StoreKitConfiguration.sample(), engineDefaults: .library)
+        auditor = AnswerAuditor(base: world.store, orders: world.orders, clock: world.clock, storeTimeout: Self.storeTimeout)
+        var configuration = world.configuration(queue: auditor.queue, duplicates: .wait, storeTimeout: Self.storeTimeout)
+        configuration.limits.maximumConcurrentPurchases = 64
+        configuration.jitterSeed = seed
+        engine = try await world.engine(configuration)
     }
 
     /// `count` calls over every user and every product of the catalog, interleaved.
@@ -105,6 +93,7 @@ struct LoadWorld {
     /// Lets the engine finish everything it started, running any retry that
     /// gets scheduled (none is expected: the server does not fail).
     func settle() async throws {
+        let clock = world.clock
         await engine.waitUntilIdle()
         var rounds = 0
         while let next = await engine.scheduledRetries.values.min() {
@@ -128,6 +117,7 @@ struct LoadWorld {
 
         // Ledger side: each of the account's transactions is credited exactly
         // once, to the user whose payment produced it, and nothing else is.
+        let (store, server, products) = (world.store, world.server, world.products)
         let transactions = await store.allTransactions()
         let ledger = await server.allCredits
         var buyers: [String: String] = [:]

@@ -1,5 +1,6 @@
 import Foundation
-import PurchaseKit
+import XCTest
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// Simulates a process kill at a chosen point: from the moment it fires,
@@ -33,6 +34,8 @@ final class KillSwitch: Sendable {
 
     private struct State {
         var dead = false
+        /// Whether it died at its point, not by ``killNow()``.
+        var diedAtPoint = false
         var saves = 0, verifies = 0, finishes = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -44,8 +47,23 @@ final class KillSwitch: Sendable {
 
     var isDead: Bool { state.withLock { $0.dead } }
 
-    /// Returns once the switch has fired.
-    func waitUntilDead() async {
+    /// Returns once the switch has fired, or once `done` has returned without
+    /// it firing: then the process is killed there. Never waits for a kill
+    /// that cannot come (a configuration whose calls do not go through the
+    /// switch, a point the run never reaches), as long as `done` returns.
+    ///
+    /// - Returns: whether the switch fired at its point.
+    @discardableResult
+    func waitUntilDead(orAfter done: @escaping @Sendable () async -> Void) async -> Bool {
+        Task {
+            await done()
+            self.killNow()
+        }
+        await waitUntilDead()
+        return state.withLock { $0.diedAtPoint }
+    }
+
+    private func waitUntilDead() async {
         await withCheckedContinuation { continuation in
             let fired = state.withLock { s -> Bool in
                 if s.dead { return true }
@@ -57,10 +75,11 @@ final class KillSwitch: Sendable {
     }
 
     /// Kills the process now, wherever it is.
-    func killNow() { die() }
+    func killNow() { die(atPoint: false) }
 
-    private func die() {
+    private func die(atPoint: Bool) {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            if !s.dead { s.diedAtPoint = atPoint }
             s.dead = true
             defer { s.waiters = [] }
             return s.waiters
@@ -77,9 +96,9 @@ final class KillSwitch: Sendable {
             s[keyPath: kind] += 1
             return s[keyPath: kind]
         }
-        if point == before(n) { die(); throw Killed() }
+        if point == before(n) { die(atPoint: true); throw Killed() }
         return .proceedThen { outcome in
-            if case .success = outcome, self.point == after(n) { self.die(); throw Killed() }
+            if case .success = outcome, self.point == after(n) { self.die(atPoint: true); throw Killed() }
         }
     }
 
@@ -115,10 +134,34 @@ final class KillSwitch: Sendable {
     }
 }
 
+extension KillSwitch {
+    /// Returns once the switch fired at its point while `engine` ran `call`
+    /// (the dying process's call). When the call returns and the engine comes
+    /// to rest first, the test fails and the process is killed there.
+    func waitForDeath<Value>(of engine: PurchaseEngine, during call: Task<Value, Never>,
+                             file: StaticString = #filePath, line: UInt = #line) async {
+        let died = await waitUntilDead(orAfter: {
+            _ = await call.value
+            await engine.waitUntilIdle()
+        })
+        if !died { XCTFail("the process came to rest without dying \(point.map { "\($0)" } ?? "")", file: file, line: line) }
+    }
+
+    /// Starts `engine` and returns when the switch fires, or when the engine
+    /// has recovered without reaching it (then the process is killed there).
+    func waitUntilDeadOrIdle(_ engine: PurchaseEngine) async {
+        await waitUntilDead(orAfter: {
+            _ = try? await engine.start()
+            await engine.waitUntilIdle()
+        })
+    }
+}
+
 extension World {
-    /// An engine configuration whose every outside call goes through `kill`.
-    func dyingConfiguration(_ kill: KillSwitch) -> PurchaseEngine.Configuration {
-        configuration(store: InterceptingOrderStore(wrapping: orders, hook: kill.orderStoreHook),
+    /// An engine configuration whose every outside call goes through `kill`,
+    /// on the world's order store or on `orders`.
+    func dyingConfiguration(_ kill: KillSwitch, orders: (any OrderStore)? = nil) -> PurchaseEngine.Configuration {
+        configuration(store: InterceptingOrderStore(wrapping: orders ?? self.orders, hook: kill.orderStoreHook),
                       queue: InterceptingPaymentQueue(wrapping: store, hook: kill.paymentQueueHook),
                       verifier: InterceptingVerifier(wrapping: server, hook: kill.verifierHook))
     }

@@ -38,9 +38,9 @@ final class DeliveryLaneTests: XCTestCase {
     }
 
     func testABurstOfPaidTransactionsIsDeliveredAFewAtATime() async throws {
-        let clock = ManualClock()
+        let world = World(engineDefaults: .library)
         let transactions = (1...20).map {
-            StoreTransaction(id: "t\($0)", productID: "com.example.coins", purchaseDate: clock.now)
+            StoreTransaction(id: "t\($0)", productID: "com.example.coins", purchaseDate: world.clock.now)
         }
         let store = ReplayingStore(unfinished: transactions)
         // Every server call is counted in flight and held until the gate opens.
@@ -51,9 +51,9 @@ final class DeliveryLaneTests: XCTestCase {
             await gate.pass()
             return counted
         }
-        let engine = try PurchaseEngine(configuration: .init(
-            paymentQueue: store, receiptVerifier: verifier, orderStore: InMemoryOrderStore(), clock: clock,
-            limits: .init(maximumConcurrentDeliveries: 3, verificationTimeout: nil, launchTimeout: nil)))
+        var configuration = world.configuration(queue: store, verifier: verifier, generator: UUIDOrderGenerator())
+        configuration.limits = .init(maximumConcurrentDeliveries: 3, verificationTimeout: nil, launchTimeout: nil)
+        let engine = try PurchaseEngine(configuration: configuration)
         await engine.setCurrentUser("alice")
         try await engine.start()
 
@@ -111,10 +111,8 @@ final class DeliveryLaneTests: XCTestCase {
     }
 
     func testTheLimitIsValidated() {
-        let clock = ManualClock()
-        var configuration = PurchaseEngine.Configuration(
-            paymentQueue: ReplayingStore(unfinished: []), receiptVerifier: AlwaysDelivers(), orderStore: InMemoryOrderStore(),
-            clock: clock)
+        let world = World(engineDefaults: .library)
+        var configuration = world.configuration(queue: ReplayingStore(unfinished: []), verifier: AlwaysDelivers())
         configuration.limits.maximumConcurrentDeliveries = 0
         XCTAssertThrowsError(try PurchaseEngine(configuration: configuration)) { error in
             XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "limits.maximumConcurrentDeliveries")

@@ -89,3 +89,50 @@ final class InFlightCounter: Sendable {
         return .proceedThen { _ in self.leave(id: id) }
     }
 }
+
+/// Holds each call until the test lets through the ones held so far, and
+/// counts every call it held: the state behind a hook that lets calls through
+/// in rounds, so that a test knows how many reached it before it moves on.
+final class Turnstile: Sendable {
+    private struct State {
+        var held: [CheckedContinuation<Void, Never>] = []
+        var arrivals = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Locked(State())
+
+    /// Counts the call and returns once the test lets it through.
+    func hold() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.held.append(continuation)
+                state.arrivals += 1
+                let arrivals = state.arrivals
+                defer { state.waiters.removeAll { $0.count <= arrivals } }
+                return state.waiters.filter { $0.count <= arrivals }.map(\.continuation)
+            }
+            for waiter in ready { waiter.resume() }
+        }
+    }
+
+    /// Returns once `count` calls have arrived in all, counting those let through already.
+    func waitForArrivals(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state -> Bool in
+                if state.arrivals >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
+    }
+
+    /// Lets every call held now through; later calls are held again.
+    func releaseHeld() {
+        let held = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.held = [] }
+            return state.held
+        }
+        for call in held { call.resume() }
+    }
+}

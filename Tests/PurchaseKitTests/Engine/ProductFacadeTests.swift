@@ -26,9 +26,8 @@ final class ProductFacadeTests: XCTestCase {
     }
 
     func testTypedListsAndSubscriptionGroups() async throws {
-        let world = World()
-        let store = SimulatedPaymentQueue(products: try shop(), clock: world.clock)
-        let engine = try await world.engine(world.configuration(queue: store))
+        let world = World(seed: 0, products: try shop())
+        let engine = try await world.engine()
         let ids: Set = [Catalog.coins, Catalog.pro, Catalog.monthly, Catalog.season, Self.annual, Self.other]
         let list = try await engine.products(for: ids)
         XCTAssertEqual(list.consumables.map(\.id), [Catalog.coins])

@@ -118,18 +118,23 @@ final class RecoveryConcurrencyTests: XCTestCase {
             _ = try await first.purchase(productID: Catalog.coins, user: "user-\(index)")
         }
         await world.server.setFaultRates(.none)
-        await world.server.setLatency(1)
 
+        // Every verifier call is counted in flight and held until the test lets
+        // the held ones through: while three are held, a fourth must not come.
         let inFlight = InFlightCounter()
-        let probe = InterceptingVerifier(wrapping: world.server) { _ in inFlight.enter() }
+        let rounds = Turnstile()
+        let probe = InterceptingVerifier(wrapping: world.server) { _ in
+            let decision: InterceptingVerifier.Decision = inFlight.enter()
+            await rounds.hold()
+            return decision
+        }
         var configuration = world.configuration(verifier: probe)
         configuration.limits.maximumConcurrentDeliveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)
         try await relaunched.start()
-        for _ in 0..<4 { // 12 owed deliveries, 3 at a time, each taking a second of the clock
-            // The three server calls in flight sleep until a second from now.
-            await world.clock.waitForSleepers(count: 3, until: world.clock.now.addingTimeInterval(1))
-            world.clock.advance(by: 1)
+        for round in 1...4 { // 12 owed deliveries, 3 at a time
+            await rounds.waitForArrivals(3 * round)
+            rounds.releaseHeld()
         }
         await relaunched.waitUntilIdle()
         let maximum = inFlight.maximum

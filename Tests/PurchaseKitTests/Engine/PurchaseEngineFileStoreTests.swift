@@ -16,8 +16,8 @@ final class PurchaseEngineFileStoreTests: XCTestCase {
             let kill = KillSwitch(at: point)
             let firstStore = try world.fileStore(directory)
             let dying = try await world.engine(world.dyingConfiguration(kill, orders: firstStore))
-            _ = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice", metadata: ["campaign": "spring"]) }
-            await kill.waitUntilDead()
+            let call = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice", metadata: ["campaign": "spring"]) }
+            await kill.waitForDeath(of: dying, during: call)
 
             let relaunched = try await world.engine(world.configuration(store: try world.fileStore(directory)))
             let unfinished = await world.store.unfinishedTransactions()
@@ -64,12 +64,5 @@ extension World {
     /// archive retention is measured on it).
     func fileStore(_ directory: URL) throws -> FileOrderStore {
         try FileOrderStore(directory: directory, configuration: FileOrderStore.Configuration(clock: clock))
-    }
-
-    /// A dying configuration over a given order store.
-    func dyingConfiguration(_ kill: KillSwitch, orders: any OrderStore) -> PurchaseEngine.Configuration {
-        configuration(store: InterceptingOrderStore(wrapping: orders, hook: kill.orderStoreHook),
-                      queue: InterceptingPaymentQueue(wrapping: store, hook: kill.paymentQueueHook),
-                      verifier: InterceptingVerifier(wrapping: server, hook: kill.verifierHook))
     }
 }

@@ -19,8 +19,8 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
             let kill = KillSwitch(at: point)
             let firstStore = try JournalOrderStore(directory: directory, configuration: .init(clock: world.clock))
             let dying = try await world.engine(world.dyingConfiguration(kill, orders: firstStore))
-            _ = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice", metadata: ["campaign": "spring"]) }
-            await kill.waitUntilDead()
+            let call = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice", metadata: ["campaign": "spring"]) }
+            await kill.waitForDeath(of: dying, during: call)
             // The process is gone, and its store's thread with it.
             await firstStore.abandon()
 
@@ -63,15 +63,12 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
         disk.crash(at: point)
         let purchase = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice") }
         // Either the crash fires (and kills the process), or the purchase runs to rest first.
-        let finished = Task {
+        await kill.waitUntilDead(orAfter: {
             _ = await purchase.value
             await dying.waitUntilIdle()
             await firstStore.waitUntilWritten()
-            kill.killNow()
-        }
-        await kill.waitUntilDead()
+        })
         let fired = disk.isDown
-        if !fired { await finished.value }
         await firstStore.abandon()
         disk.powerLoss(policy)
 

@@ -15,9 +15,9 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
                 let world = World()
                 let kill = KillSwitch(at: point)
                 let dying = try await world.engine(world.dyingConfiguration(kill))
+                // The dead process's call returns to nobody; the test waits for the kill.
                 let call = Task { try? await dying.purchase(productID: product, user: "alice") }
-                await kill.waitUntilDead()
-                _ = call // the dead process's call never returns to anyone; it is not awaited
+                await kill.waitForDeath(of: dying, during: call)
 
                 let relaunched = try await world.engine()
                 await relaunched.waitUntilIdle()
@@ -49,8 +49,8 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
                 let world = World()
                 let kill1 = KillSwitch(at: first)
                 let engine1 = try await world.engine(world.dyingConfiguration(kill1))
-                _ = Task { try? await engine1.purchase(productID: Catalog.coins, user: "alice") }
-                await kill1.waitUntilDead()
+                let call = Task { try? await engine1.purchase(productID: Catalog.coins, user: "alice") }
+                await kill1.waitForDeath(of: engine1, during: call)
 
                 let kill2 = KillSwitch(at: second)
                 let engine2 = try PurchaseEngine(configuration: world.dyingConfiguration(kill2))
@@ -72,8 +72,8 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         // The process died before it ever attached: the store holds a paid transaction nobody saw.
         let kill = KillSwitch(at: .beforeSave(3))
         let dying = try await world.engine(world.dyingConfiguration(kill))
-        _ = Task { try? await dying.purchase(productID: Catalog.pro, user: "alice") }
-        await kill.waitUntilDead()
+        let call = Task { try? await dying.purchase(productID: Catalog.pro, user: "alice") }
+        await kill.waitForDeath(of: dying, during: call)
         let unfinishedBefore = await world.store.unfinishedTransactions()
         XCTAssertEqual(unfinishedBefore.count, 1)
 
@@ -159,18 +159,23 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
 
     func testVerifierTimeoutCountsAsTryLater() async throws {
         let world = World()
-        let engine = try await world.engine(world.configuration(verificationTimeout: 5))
-        await world.server.setLatency(60)
+        // The verifier holds the call until the end of the test: it never answers in time.
+        let held = Gate()
+        let verifier = InterceptingVerifier(wrapping: world.server) { _ in
+            await held.pass()
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(verifier: verifier, verificationTimeout: 5))
         let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        // The server's 60 s of latency has begun (the engine's 5 s timeout was set before it).
-        await world.clock.waitForSleepers(count: 1, until: world.clock.now.addingTimeInterval(60))
+        // The engine's call reached the verifier; its 5 s deadline was set before the call.
+        await verifier.waitForCalls(1)
         world.clock.advance(by: 5)
         let result = try await call.value
         guard case .pending(let order, .deliveryRetrying) = result else { return XCTFail("\(result)") }
         let stored = await world.orders.order(id: order.id)
         XCTAssertEqual(stored?.lastErrorCode, .verificationUnavailable)
         XCTAssertEqual(stored?.status, .purchased)
-        world.clock.advance(by: 60) // let the abandoned server call end
+        held.open() // let the abandoned verifier call end
     }
 
     func testRejectedReceiptIsFinishedWithoutDelivery() async throws {
@@ -237,8 +242,8 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         let world = World()
         let kill = KillSwitch(at: .afterSave(1))
         let dying = try await world.engine(world.dyingConfiguration(kill))
-        _ = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice") }
-        await kill.waitUntilDead()
+        let call = Task { try? await dying.purchase(productID: Catalog.coins, user: "alice") }
+        await kill.waitForDeath(of: dying, during: call)
         _ = try await world.engine()
         let archived = await world.orders.archivedOrders()
         XCTAssertEqual(archived.map(\.status), [.failed])
@@ -256,18 +261,5 @@ extension KillSwitch.Point {
         case .beforeSave(let n), .afterSave(let n): return n
         default: return nil
         }
-    }
-}
-
-extension KillSwitch {
-    /// Starts `engine` and returns when the switch fires, or when the engine has
-    /// recovered without reaching it (then the process is killed there).
-    func waitUntilDeadOrIdle(_ engine: PurchaseEngine) async {
-        Task {
-            _ = try? await engine.start()
-            await engine.waitUntilIdle()
-            self.killNow()
-        }
-        await waitUntilDead()
     }
 }

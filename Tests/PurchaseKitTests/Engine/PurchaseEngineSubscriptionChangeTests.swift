@@ -4,14 +4,14 @@ import PurchaseKitSimulator
 
 /// The engine over upgrades, downgrades, offers and offer codes in the simulated store.
 final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
-    private typealias W = SubscriptionWorld
+    private typealias W = Catalog.Tiers
 
     private func entitled(_ engine: PurchaseEngine, _ user: String = "alice") async throws -> [String] {
         try await engine.entitlements(user: user).map(\.productID)
     }
 
     func testAfterAnUpgradeOnlyTheNewProductIsEntitledAndRestoreAgrees() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         guard case .success = try await engine.purchase(productID: W.basic, user: "alice") else { return XCTFail() }
         await world.advance(by: 3, engine)
@@ -29,15 +29,14 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         XCTAssertEqual(products, [W.pro], "restore does not bring the upgraded product back")
 
         // On a new device (an empty order store) a restore finds only the new product too.
-        let device = SubscriptionWorld.Device(world: world)
-        let fresh = try await device.engine()
+        let fresh = try await world.engine(world.configuration(store: InMemoryOrderStore()))
         _ = try await fresh.restorePurchases(user: "alice")
         let freshProducts = try await fresh.entitlements(user: "alice").map(\.productID)
         XCTAssertEqual(freshProducts, [W.pro])
     }
 
     func testARefundedUpgradeDoesNotBringBackThePlanItReplaced() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         guard case .success = try await engine.purchase(productID: W.basic, user: "alice") else { return XCTFail() }
         await world.advance(by: 2, engine)
@@ -53,7 +52,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testADowngradeKeepsTheOldProductUntilTheRenewalDateThenTheNewOne() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         guard case .success(let proOrder) = try await engine.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
         let renewal = try XCTUnwrap(proOrder.transaction?.expirationDate)
@@ -79,7 +78,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testADowngradeWhoseOrderExpiredIsStillCreditedAtTheRenewalDate() async throws {
-        let world = W(fast: false)
+        let world = World.tiers(fast: false)
         let engine = try await world.engine()
         guard case .success = try await engine.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
         guard case .pending(let basicOrder, _) = try await engine.purchase(productID: W.basic, user: "alice") else { return XCTFail() }
@@ -94,7 +93,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testADowngradeSurvivesARelaunchBeforeTheRenewalDate() async throws {
-        let world = W()
+        let world = World.tiers()
         var engine: PurchaseEngine? = try await world.engine()
         guard case .success(let proOrder)? = try await engine?.purchase(productID: W.pro, user: "alice") else { return XCTFail() }
         guard case .pending(let basicOrder, .subscriptionChangeScheduled)? = try await engine?.purchase(productID: W.basic, user: "alice")
@@ -113,7 +112,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testIntroOfferEligibilityFollowsTheUserAndTheAccount() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         var eligible = try await engine.isEligibleForIntroOffer(groupID: W.group, user: "alice")
         XCTAssertTrue(eligible)
@@ -128,7 +127,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         XCTAssertTrue(eligible)
 
         // A store that cannot tell: the user's own orders still answer.
-        let quiet = try await world.engine(queue: ForwardingQueue(world.store))
+        let quiet = try await world.engine(world.configuration(queue: ForwardingQueue(world.store)))
         eligible = try await quiet.isEligibleForIntroOffer(groupID: W.group, user: "alice")
         XCTAssertFalse(eligible)
         eligible = try await quiet.isEligibleForIntroOffer(groupID: W.group, user: "bob")
@@ -136,7 +135,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testPromotionalOfferFailuresAreTypedAndChargeNothing() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         let early = world.store.signPromotionalOffer(offerID: W.promo, productID: W.basic, timestamp: world.clock.now)
         var error = await assertThrows(.paymentFailed) {
@@ -170,7 +169,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testARedeemedOfferCodeIsCreditedToTheCurrentUserAsAStoreInitiatedOrder() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         await engine.setCurrentUser("alice")
         try await world.store.addOfferCode("HELLO", productID: W.pro, offerID: "free-week")
@@ -186,7 +185,7 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
     }
 
     func testAnOfferCodeRedeemedWithNobodyLoggedInWaitsToBeAssigned() async throws {
-        let world = W()
+        let world = World.tiers()
         let engine = try await world.engine()
         try await world.store.addOfferCode("HELLO", productID: W.pro, offerID: "free-week")
         let transaction = try await world.store.redeemOfferCode("HELLO", userID: "someone")
@@ -198,23 +197,6 @@ final class PurchaseEngineSubscriptionChangeTests: XCTestCase {
         await engine.waitUntilIdle()
         let products = try await entitled(engine)
         XCTAssertEqual(products, [W.pro])
-    }
-}
-
-extension SubscriptionWorld {
-    /// Another device of the same store account: its own empty order store.
-    struct Device {
-        let world: SubscriptionWorld
-        let orders = InMemoryOrderStore()
-
-        func engine() async throws -> PurchaseEngine {
-            let engine = try PurchaseEngine(configuration: .init(
-                paymentQueue: world.store, receiptVerifier: world.server, orderStore: orders,
-                orderGenerator: CountingOrderGenerator(), clock: world.clock))
-            try await engine.start()
-            await engine.waitUntilIdle()
-            return engine
-        }
     }
 }
 
