@@ -74,13 +74,7 @@ final class DeliveryLaneTests: XCTestCase {
     /// limit, and every owed delivery is still made once.
     func testLaunchRecoveryAndARetryTriggerShareTheLane() async throws {
         let world = World()
-        let first = try await world.engine()
-        await world.server.setFaultRates(ServerFaultRates(serverError: 1))
-        for index in 0..<6 {
-            _ = try await first.purchase(productID: Catalog.coins, user: "user-\(index)")
-        }
-        await world.server.setFaultRates(.none)
-        await first.shutdown()
+        try await world.leaveOwedDeliveries(6)
 
         let gate = Gate()
         let inFlight = InFlightCounter()

@@ -94,6 +94,19 @@ struct World {
         await engine.waitUntilIdle()
     }
 
+    /// Leaves `count` owed deliveries behind, as a process that dies with the
+    /// server down does: an engine buys coins for user-0, user-1, ... while
+    /// every verification fails, then shuts down; the server works again.
+    func leaveOwedDeliveries(_ count: Int) async throws {
+        let first = try await engine()
+        await server.setFaultRates(ServerFaultRates(serverError: 1))
+        for index in 0..<count {
+            _ = try await first.purchase(productID: Catalog.coins, user: "user-\(index)")
+        }
+        await server.setFaultRates(.none)
+        await first.shutdown()
+    }
+
     /// Every credit the server recorded, by transaction id.
     func creditCounts() async -> [String: Int] {
         var counts: [String: Int] = [:]
