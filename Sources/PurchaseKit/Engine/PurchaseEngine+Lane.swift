@@ -59,16 +59,22 @@ extension PurchaseEngine {
         if let admitted = lane.offer(job) { start(admitted) }
     }
 
+    /// Starts `job`, or, when its order is owed nothing now, answers it and
+    /// moves on to the next queued job, without a task for nothing (a launch
+    /// may load many orders that only wait for the store).
     private func start(_ job: LaneJob) {
-        guard !isShutDown else {
+        var next: LaneJob? = job
+        while let job = next {
+            if !isShutDown, let work = work(for: job) {
+                spawn { engine in
+                    await work(engine)
+                    job.done?.resolve(.success(()))
+                    await engine.laneJobEnded()
+                }
+                return
+            }
             job.done?.resolve(.success(()))
-            laneJobEnded()
-            return
-        }
-        spawn { engine in
-            await engine.run(job)
-            job.done?.resolve(.success(()))
-            await engine.laneJobEnded()
+            next = lane.ended()
         }
     }
 
@@ -76,26 +82,34 @@ extension PurchaseEngine {
         if let next = lane.ended() { start(next) }
     }
 
-    private func run(_ job: LaneJob) async {
+    /// What `job` does, decided now that its turn has come; nil when its
+    /// order is owed nothing.
+    private func work(for job: LaneJob) -> (@Sendable (PurchaseEngine) async -> Void)? {
+        let orderID = job.orderID
         switch job.kind {
         case .drive(let event):
-            await drive(orderID: job.orderID, event)
+            return { engine in await engine.drive(orderID: orderID, event) }
         case .recovery:
-            await recover(orderID: job.orderID)
+            return recoveryWork(for: orderID)
         case .retry:
-            guard let order = orders[job.orderID], let event = machine.retryEvent(for: order) else { return }
-            await drive(orderID: job.orderID, event)
+            guard let order = orders[orderID], let event = machine.retryEvent(for: order) else { return nil }
+            return { engine in await engine.drive(orderID: orderID, event) }
         }
     }
 
-    /// Does what launch owes one loaded order, if anything, as the machine decides it.
-    private func recover(orderID: String) async {
-        guard let order = orders[orderID] else { return }
+    /// What launch owes one loaded order, if anything, as the machine decides it.
+    private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
+        guard let order = orders[orderID] else { return nil }
         switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow) {
-        case .drive(let event): await drive(orderID: orderID, event)
-        case .archive: await archive(orderID: orderID)
-        case .watchExpiry: scheduleExpiry(of: order)
-        case .none: break
+        case .drive(let event):
+            return { engine in await engine.drive(orderID: orderID, event) }
+        case .archive:
+            return { engine in await engine.archive(orderID: orderID) }
+        case .watchExpiry:
+            scheduleExpiry(of: order)
+            return nil
+        case .none:
+            return nil
         }
     }
 }
