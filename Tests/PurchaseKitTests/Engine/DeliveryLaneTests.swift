@@ -46,11 +46,7 @@ final class DeliveryLaneTests: XCTestCase {
         // Every server call is counted in flight and held until the gate opens.
         let gate = Gate()
         let inFlight = InFlightCounter()
-        let verifier = InterceptingVerifier(wrapping: AlwaysDelivers()) { _ in
-            let counted: InterceptingVerifier.Decision = inFlight.enter()
-            await gate.pass()
-            return counted
-        }
+        let verifier = inFlight.verifier(wrapping: AlwaysDelivers()) { await gate.pass() }
         var configuration = world.configuration(queue: store, verifier: verifier, generator: UUIDOrderGenerator())
         configuration.limits = .init(maximumConcurrentDeliveries: 3, verificationTimeout: nil, launchTimeout: nil)
         let engine = try PurchaseEngine(configuration: configuration)
@@ -78,11 +74,7 @@ final class DeliveryLaneTests: XCTestCase {
 
         let gate = Gate()
         let inFlight = InFlightCounter()
-        let verifier = InterceptingVerifier(wrapping: world.server) { _ in
-            let counted: InterceptingVerifier.Decision = inFlight.enter()
-            await gate.pass()
-            return counted
-        }
+        let verifier = inFlight.verifier(wrapping: world.server) { await gate.pass() }
         var configuration = world.configuration(verifier: verifier)
         configuration.limits.maximumConcurrentDeliveries = 2
         let relaunched = try PurchaseEngine(configuration: configuration)

@@ -88,6 +88,17 @@ final class InFlightCounter: Sendable {
         enter(key, id: id)
         return .proceedThen { _ in self.leave(id: id) }
     }
+
+    /// A verifier over `base` whose every call is counted in flight here, and
+    /// held until `hold` returns before it reaches `base`.
+    func verifier(wrapping base: any ReceiptVerifier,
+                  holding hold: @escaping @Sendable () async -> Void) -> InterceptingVerifier {
+        InterceptingVerifier(wrapping: base) { _ in
+            let decision: InterceptingVerifier.Decision = self.enter()
+            await hold()
+            return decision
+        }
+    }
 }
 
 /// Holds each call until the test lets through the ones held so far, and

@@ -118,11 +118,7 @@ final class RecoveryConcurrencyTests: XCTestCase {
         // the held ones through: while three are held, a fourth must not come.
         let inFlight = InFlightCounter()
         let rounds = Turnstile()
-        let probe = InterceptingVerifier(wrapping: world.server) { _ in
-            let decision: InterceptingVerifier.Decision = inFlight.enter()
-            await rounds.hold()
-            return decision
-        }
+        let probe = inFlight.verifier(wrapping: world.server) { await rounds.hold() }
         var configuration = world.configuration(verifier: probe)
         configuration.limits.maximumConcurrentDeliveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)

@@ -171,11 +171,9 @@ final class PurchaseEngineStallTests: XCTestCase {
     func testRetryTriggersDeliverABoundedNumberAtOnce() async throws {
         let world = World()
         let inFlight = InFlightCounter()
-        let verifier = InterceptingVerifier(wrapping: world.server) { _ in
-            let decision: InterceptingVerifier.Decision = inFlight.enter()
+        let verifier = inFlight.verifier(wrapping: world.server) {
             // Give every other delivery that was started a chance to overlap this one.
             for _ in 0..<20 { await Task.yield() }
-            return decision
         }
         await world.server.failNext(6, with: .serverError(statusCode: 503))
         var configuration = world.configuration(verifier: verifier)
