@@ -15,9 +15,6 @@ struct BoundedLane<Job> {
         self.limit = limit
     }
 
-    /// Jobs queued, not yet started.
-    var queued: Int { waiting.count - head }
-
     /// Offers a job: returns it when it may start now, or queues it.
     mutating func offer(_ job: Job) -> Job? {
         if running < limit {
