@@ -53,7 +53,8 @@ final class DeliveryLaneTests: XCTestCase {
         await engine.setCurrentUser("alice")
         try await engine.start()
 
-        await verifier.waitForCalls(3)
+        // Three calls held at the gate are three counted in flight.
+        await gate.waitForArrivals(3)
         XCTAssertEqual(verifier.calls.count, 3, "three deliveries run; seventeen wait their turn")
         gate.open()
         await engine.waitUntilIdle()
@@ -79,7 +80,7 @@ final class DeliveryLaneTests: XCTestCase {
         configuration.limits.maximumConcurrentDeliveries = 2
         let relaunched = try PurchaseEngine(configuration: configuration)
         try await relaunched.start()
-        await verifier.waitForCalls(2)
+        await gate.waitForArrivals(2)
 
         let trigger = Task { await relaunched.retryPendingDeliveries() }
         while !world.log.records.contains(where: { $0.message == "Retrying pending deliveries" }) { await Task.yield() }

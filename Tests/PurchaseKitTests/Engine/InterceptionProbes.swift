@@ -2,32 +2,58 @@ import Foundation
 import PurchaseKit
 import PurchaseKitSimulator
 
-/// Holds calls until the test opens it: the state behind a hook that stalls a
-/// call of the store, the order store or the verifier. Once open, it lets
-/// every call through, those already held and every later one.
+/// Holds calls until the test lets them through: the state behind a hook
+/// that stalls a call of the store, the order store or the verifier. It
+/// counts every call that reaches it, so a test knows how many got there
+/// before it moves on. ``open()`` lets every call through, those held and
+/// every later one; ``releaseHeld()`` lets through those held now and holds
+/// later ones again (calls let through in rounds).
 final class Gate: Sendable {
     private struct State {
         var isOpen = false
         var held: [CheckedContinuation<Void, Never>] = []
+        var arrivals = 0
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
     private let state = Locked(State())
 
-    /// Returns once the gate is open.
+    /// Counts the call, and returns once the gate lets it through.
     func pass() async {
-        await withCheckedContinuation { continuation in
-            let open = state.withLock { state -> Bool in
-                if state.isOpen { return true }
-                state.held.append(continuation)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (open, reached) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                state.arrivals += 1
+                let arrivals = state.arrivals
+                defer { state.waiters.removeAll { $0.count <= arrivals } }
+                if !state.isOpen { state.held.append(continuation) }
+                return (state.isOpen, state.waiters.filter { $0.count <= arrivals }.map(\.continuation))
+            }
+            for waiter in reached { waiter.resume() }
+            if open { continuation.resume() }
+        }
+    }
+
+    /// Returns once `count` calls have reached the gate in all, counting
+    /// those let through already.
+    func waitForArrivals(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state -> Bool in
+                if state.arrivals >= count { return true }
+                state.waiters.append((count, continuation))
                 return false
             }
-            if open { continuation.resume() }
+            if reached { continuation.resume() }
         }
     }
 
     /// Lets the held calls, and every later one, through.
     func open() {
+        state.withLock { $0.isOpen = true }
+        releaseHeld()
+    }
+
+    /// Lets every call held now through; unless the gate is open, later calls are held again.
+    func releaseHeld() {
         let held = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
             defer { state.held = [] }
             return state.held
         }
@@ -98,52 +124,5 @@ final class InFlightCounter: Sendable {
             await hold()
             return decision
         }
-    }
-}
-
-/// Holds each call until the test lets through the ones held so far, and
-/// counts every call it held: the state behind a hook that lets calls through
-/// in rounds, so that a test knows how many reached it before it moves on.
-final class Turnstile: Sendable {
-    private struct State {
-        var held: [CheckedContinuation<Void, Never>] = []
-        var arrivals = 0
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-    private let state = Locked(State())
-
-    /// Counts the call and returns once the test lets it through.
-    func hold() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.held.append(continuation)
-                state.arrivals += 1
-                let arrivals = state.arrivals
-                defer { state.waiters.removeAll { $0.count <= arrivals } }
-                return state.waiters.filter { $0.count <= arrivals }.map(\.continuation)
-            }
-            for waiter in ready { waiter.resume() }
-        }
-    }
-
-    /// Returns once `count` calls have arrived in all, counting those let through already.
-    func waitForArrivals(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state -> Bool in
-                if state.arrivals >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if reached { continuation.resume() }
-        }
-    }
-
-    /// Lets every call held now through; later calls are held again.
-    func releaseHeld() {
-        let held = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            defer { state.held = [] }
-            return state.held
-        }
-        for call in held { call.resume() }
     }
 }

@@ -117,8 +117,8 @@ final class RecoveryConcurrencyTests: XCTestCase {
         // Every verifier call is counted in flight and held until the test lets
         // the held ones through: while three are held, a fourth must not come.
         let inFlight = InFlightCounter()
-        let rounds = Turnstile()
-        let probe = inFlight.verifier(wrapping: world.server) { await rounds.hold() }
+        let rounds = Gate()
+        let probe = inFlight.verifier(wrapping: world.server) { await rounds.pass() }
         var configuration = world.configuration(verifier: probe)
         configuration.limits.maximumConcurrentDeliveries = 3
         let relaunched = try PurchaseEngine(configuration: configuration)
