@@ -15,6 +15,8 @@ enum PurchaseBenchmarks {
 
     static let latency = BenchmarkMetric.custom("latency per purchase (μs)", polarity: .prefersSmaller, useScalingFactor: false)
     static let purchasesPerSecond = BenchmarkMetric.custom("purchases per second", polarity: .prefersLarger, useScalingFactor: false)
+    static let purchasesPerCPUSecond = BenchmarkMetric.custom("purchases per CPU-second", polarity: .prefersLarger, useScalingFactor: false)
+    static let cpuPerPurchase = BenchmarkMetric.custom("CPU per purchase (μs)", polarity: .prefersSmaller, useScalingFactor: false)
 
     static func register() {
         for kind in StoreKind.allCases {
@@ -29,13 +31,15 @@ enum PurchaseBenchmarks {
         Benchmark(
             "Purchase, one at a time: \(kind.rawValue)",
             configuration: .init(
-                metrics: [.throughput, .wallClock, .mallocCountTotal],
+                metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase],
                 warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
                 setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: 1) },
                 teardown: { rig.value.close(); rig.clear() })
         ) { benchmark in
             do {
+                let cpuStart = ProcessCPUTime.nanoseconds()
                 try await rig.value.purchase(user: "user-1")
+                benchmark.measurement(cpuPerPurchase, Int((ProcessCPUTime.nanoseconds() - cpuStart) / 1_000))
             } catch {
                 benchmark.error("\(error)")
             }
@@ -63,16 +67,19 @@ enum PurchaseBenchmarks {
         Benchmark(
             "Purchase, \(inFlight) in flight (\(round) per iteration): \(kind.rawValue)",
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal, purchasesPerSecond, latency],
+                metrics: [.wallClock, .mallocCountTotal, purchasesPerSecond, purchasesPerCPUSecond, latency],
                 warmupIterations: 1, maxDuration: .seconds(4), maxIterations: kind == .jsonArray ? 3 : 100,
                 setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: inFlight) },
                 teardown: { rig.value.close(); rig.clear() })
         ) { benchmark in
             do {
                 let start = ContinuousClock.now
+                let cpuStart = ProcessCPUTime.nanoseconds()
                 let latencies = try await rig.value.purchaseConcurrently(total: round, inFlight: inFlight)
+                let cpu = ProcessCPUTime.nanoseconds() - cpuStart
                 let elapsed = DurabilityBenchmarks.microseconds(start.duration(to: .now))
                 benchmark.measurement(purchasesPerSecond, round * 1_000_000 / max(elapsed, 1))
+                benchmark.measurement(purchasesPerCPUSecond, ProcessCPUTime.perCPUSecond(round, nanoseconds: cpu))
                 for microseconds in latencies { benchmark.measurement(latency, microseconds) }
             } catch {
                 benchmark.error("\(error)")
