@@ -23,6 +23,34 @@ enum PurchaseBenchmarks {
             registerOneAtATime(kind)
             registerInFlight(kind)
         }
+        registerAmongOpenOrders(count: 10_000)
+    }
+
+    /// One purchase per iteration, awaited, while `count` other orders rest
+    /// open (Ask to Buy waiting, `Fixtures.restingOrder`): what a payment
+    /// costs when the engine holds many open orders. Matching the store's
+    /// update to its order must not look at every one of them.
+    static func registerAmongOpenOrders(count: Int) {
+        let rig = Shared<PurchaseRig>()
+        Benchmark(
+            "Purchase, one at a time, \(grouped(count)) other orders open: InMemoryOrderStore",
+            configuration: .init(
+                metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase],
+                warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
+                setup: {
+                    let store = InMemoryOrderStore(orders: (0..<count).map(Fixtures.restingOrder))
+                    rig.value = try await PurchaseRig(kind: .inMemory, maximumConcurrentPurchases: 1, wrap: { _ in store })
+                },
+                teardown: { rig.value.close(); rig.clear() })
+        ) { benchmark in
+            do {
+                let cpuStart = ProcessCPUTime.nanoseconds()
+                try await rig.value.purchase(user: "user-1")
+                benchmark.measurement(cpuPerPurchase, Int((ProcessCPUTime.nanoseconds() - cpuStart) / 1_000))
+            } catch {
+                benchmark.error("\(error)")
+            }
+        }
     }
 
     /// One purchase per iteration, awaited: wall clock percentiles are the latency of one purchase.

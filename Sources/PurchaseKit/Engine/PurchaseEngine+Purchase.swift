@@ -192,7 +192,7 @@ extension PurchaseEngine {
     private func makeToken() async -> String {
         while true {
             let token = tokens.next()
-            if orders.values.contains(where: { $0.token == token }) { continue }
+            if orders.holds(token: token) { continue }
             if (try? await store.order(token: token)) != nil { continue }
             return token
         }

@@ -26,7 +26,7 @@ extension PurchaseEngine {
     /// Asks the store to refund the transaction of one of the user's orders;
     /// see ``requestRefund(orderID:user:)``.
     public func requestRefund(transactionID: String, user userID: String) async throws -> RefundRequestStatus {
-        var found = orders.values.first { $0.transactionID == transactionID }
+        var found = orders.orders(transactionID: transactionID).first
         if found == nil {
             do {
                 found = try await store.order(transactionID: transactionID)

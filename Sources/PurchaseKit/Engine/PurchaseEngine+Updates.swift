@@ -50,7 +50,7 @@ extension PurchaseEngine {
             guard let transaction = update.transaction else { return }
             await handleRevocation(transaction)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
-            let orderID = configuration.policies.reconciler.matchUnpaid(update, orders: orders.values)
+            let orderID = configuration.policies.reconciler.matchUnpaid(update, orders: orders.candidates(forUnpaid: update))
             if let orderID {
                 await drive(orderID: orderID, .store(update.kind, nil))
             } else {
@@ -77,7 +77,7 @@ extension PurchaseEngine {
             return
         }
         for transaction in revoked.sorted(by: { $0.id < $1.id }) {
-            var order = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.values).flatMap { orders[$0] }
+            var order = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.orders(transactionID: transaction.id)).flatMap { orders[$0] }
             if order == nil { order = try? await store.order(transactionID: transaction.id) }
             guard let order, order.status != .revoked else { continue }
             log(.info, "A revocation the engine had not recorded was found", ["orderID": order.id, "transactionID": transaction.id])
@@ -98,9 +98,8 @@ extension PurchaseEngine {
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> String? {
-        // In a stable order, so that the same updates always match the same way.
+        // Oldest first, so that the same updates always match the same way.
         var candidates = candidateOrders(for: transaction, answering: updateToken)
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
         for id in Set([transaction.id, transaction.originalID]).sorted() {
@@ -155,19 +154,10 @@ extension PurchaseEngine {
         }
     }
 
-    /// The open orders the reconciler may match `transaction` to. A
-    /// transaction with a token can only reach an order through that token,
-    /// the token of the payment it answers, or its ids (see
-    /// ``Reconciler/match(_:kind:answering:orders:currentUserID:storeInitiated:)``),
-    /// which are also the keys ``UpdateGate`` holds for it; only a tokenless
-    /// one may be matched by time, so it sees every order.
+    /// The open orders the reconciler may match `transaction` to
+    /// (``OpenOrders/candidates(for:answering:)``).
     private func candidateOrders(for transaction: StoreTransaction, answering updateToken: String?) -> [Order] {
-        guard let own = transaction.orderToken else { return Array(orders.values) }
-        return orders.values.filter { order in
-            if let token = order.token, token == own || token == updateToken { return true }
-            guard let held = order.transaction else { return false }
-            return held.id == transaction.id || held.originalID == transaction.originalID
-        }
+        orders.candidates(for: transaction, answering: updateToken)
     }
 
     private func handleDuplicate(_ transaction: StoreTransaction, orderID: String, candidates: [Order]) async {
@@ -205,7 +195,7 @@ extension PurchaseEngine {
     }
 
     private func handleRevocation(_ transaction: StoreTransaction) async {
-        var orderID = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.values)
+        var orderID = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.orders(transactionID: transaction.id))
         if orderID == nil, let archived = try? await store.order(transactionID: transaction.id) {
             orders[archived.id] = archived
             orderID = archived.id

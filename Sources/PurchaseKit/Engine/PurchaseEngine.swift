@@ -22,7 +22,7 @@ public actor PurchaseEngine {
     var tokens: OrderTokenMinter
 
     /// The open orders, by id: the engine's working set.
-    var orders: [String: Order] = [:]
+    var orders = OpenOrders()
     var started = false
     /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
     var isShutDown = false

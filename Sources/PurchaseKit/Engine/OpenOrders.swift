@@ -1,0 +1,153 @@
+import Foundation
+
+/// The engine's open orders by id, with the indexes that let a store update
+/// find the orders it may belong to without looking at every open order.
+///
+/// A store update is matched by its token, its transaction's ids, or (for a
+/// payment whose token the store lost) by product among the orders not paid
+/// yet: each lookup below returns exactly the open orders a full scan with
+/// the same test would, so a launch that loads many resting orders (Ask to
+/// Buy waiting, say) does not make every later payment slower.
+///
+/// Lookups return orders oldest first (by creation date, then id), so that
+/// the same orders always match the same way.
+struct OpenOrders {
+    private var byID: [String: Order] = [:]
+    private var index: [Key: IDs] = [:]
+
+    /// The open order with `id`; setting nil removes it.
+    subscript(id: String) -> Order? {
+        get { byID[id] }
+        set {
+            let old = if let newValue { byID.updateValue(newValue, forKey: id) } else { byID.removeValue(forKey: id) }
+            let oldKeys = old.map(Keys.init)
+            let newKeys = newValue.map(Keys.init)
+            guard oldKeys != newKeys else { return }
+            oldKeys?.forEach { remove(id, at: $0) }
+            newKeys?.forEach { add(id, at: $0) }
+        }
+    }
+
+    /// Every open order, in no particular order.
+    var values: Dictionary<String, Order>.Values { byID.values }
+    var count: Int { byID.count }
+    var isEmpty: Bool { byID.isEmpty }
+
+    /// The open orders whose payment carried `token`.
+    func orders(token: String) -> [Order] { orders(at: [.token(token)]) }
+
+    /// Whether an open order's payment carried `token`.
+    func holds(token: String) -> Bool { index[.token(token)] != nil }
+
+    /// The open orders holding the transaction `id`.
+    func orders(transactionID id: String) -> [Order] { orders(at: [.transaction(id)]) }
+
+    /// The open orders holding a transaction of the purchase `originalID` (its renewals share it).
+    func orders(originalTransactionID originalID: String) -> [Order] { orders(at: [.original(originalID)]) }
+
+    /// The open orders of `productID` that hold no transaction yet: those a
+    /// payment whose token the store lost may belong to.
+    func unpaidOrders(productID: String) -> [Order] { orders(at: [.unpaidProduct(productID)]) }
+
+    /// The open orders a paid `transaction` may belong to (see
+    /// ``Reconciler/match(_:kind:answering:orders:currentUserID:storeInitiated:)``):
+    /// those holding its token or the token of the payment it answers
+    /// (`updateToken`), those holding its transaction or another of the same
+    /// purchase, and, when the store lost its token, the unpaid orders of its
+    /// product, which alone may be matched by time. Every other open order
+    /// fails each of the reconciler's tests.
+    func candidates(for transaction: StoreTransaction, answering updateToken: String?) -> [Order] {
+        var keys: [Key] = [.transaction(transaction.id), .original(transaction.originalID)]
+        if let token = transaction.orderToken { keys.append(.token(token)) }
+        if let updateToken, updateToken != transaction.orderToken { keys.append(.token(updateToken)) }
+        if transaction.orderToken == nil { keys.append(.unpaidProduct(transaction.productID)) }
+        return orders(at: keys)
+    }
+
+    /// The open orders an update without a transaction (a payment still
+    /// purchasing, deferred or failed) may belong to (see
+    /// ``Reconciler/matchUnpaid(_:orders:)``): those holding its token, or
+    /// without one, the unpaid orders of its product.
+    func candidates(forUnpaid update: TransactionUpdate) -> [Order] {
+        if let token = update.orderToken { return orders(token: token) }
+        return unpaidOrders(productID: update.productID)
+    }
+
+    /// The orders filed under any of `keys`, each once, oldest first.
+    private func orders(at keys: [Key]) -> [Order] {
+        var ids: [String] = []
+        var entries = 0
+        for key in keys {
+            switch index[key] {
+            case nil: continue
+            case .one(let id): ids.append(id)
+            case .many(let many): ids.append(contentsOf: many)
+            }
+            entries += 1
+        }
+        if entries > 1 {
+            var seen = Set<String>(minimumCapacity: ids.count)
+            ids.removeAll { !seen.insert($0).inserted }
+        }
+        return ids.compactMap { byID[$0] }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
+    /// What an order is filed under.
+    private enum Key: Hashable {
+        case token(String)
+        case transaction(String)
+        case original(String)
+        case unpaidProduct(String)
+    }
+
+    /// The orders filed under one key: almost always one, but every unpaid
+    /// order of a product shares a key, so many are kept in a set.
+    private enum IDs {
+        case one(String)
+        case many(Set<String>)
+    }
+
+    /// The keys of one order, compared to skip the index when a save changes none.
+    private struct Keys: Equatable {
+        var token: String?
+        var transactionID: String?
+        var originalID: String?
+        var unpaidProductID: String?
+
+        init(_ order: Order) {
+            token = order.token
+            transactionID = order.transaction?.id
+            originalID = order.transaction?.originalID
+            unpaidProductID = order.transaction == nil ? order.productID : nil
+        }
+
+        func forEach(_ body: (Key) -> Void) {
+            if let token { body(.token(token)) }
+            if let transactionID { body(.transaction(transactionID)) }
+            if let originalID { body(.original(originalID)) }
+            if let unpaidProductID { body(.unpaidProduct(unpaidProductID)) }
+        }
+    }
+
+    // Each entry is taken out of the index before it changes, so that a
+    // large set is changed in place instead of copied.
+    private mutating func add(_ id: String, at key: Key) {
+        switch index.removeValue(forKey: key) {
+        case nil: index[key] = .one(id)
+        case .one(let other): index[key] = other == id ? .one(id) : .many([other, id])
+        case .many(var ids):
+            ids.insert(id)
+            index[key] = .many(ids)
+        }
+    }
+
+    private mutating func remove(_ id: String, at key: Key) {
+        switch index.removeValue(forKey: key) {
+        case nil: return
+        case .one(let only): if only != id { index[key] = .one(only) }
+        case .many(var ids):
+            ids.remove(id)
+            index[key] = ids.count == 1 ? .one(ids.first!) : .many(ids)
+        }
+    }
+}
