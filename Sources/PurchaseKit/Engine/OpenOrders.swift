@@ -28,6 +28,14 @@ struct OpenOrders {
         }
     }
 
+    /// Adds the orders a launch loaded, with room for them reserved up front.
+    mutating func load(_ loaded: [Order]) {
+        byID.reserveCapacity(byID.count + loaded.count)
+        // About two keys an order: its token, and its product while unpaid or its transaction's ids once paid.
+        index.reserveCapacity(index.count + loaded.count * 2)
+        for order in loaded { self[order.id] = order }
+    }
+
     /// Every open order, in no particular order.
     var values: Dictionary<String, Order>.Values { byID.values }
     var count: Int { byID.count }
@@ -129,12 +137,13 @@ struct OpenOrders {
         }
     }
 
-    // Each entry is taken out of the index before it changes, so that a
-    // large set is changed in place instead of copied.
+    // One hash for the usual case (a key nobody else holds). A shared entry
+    // comes out of the index whole, so that a large set changes in place
+    // instead of being copied.
     private mutating func add(_ id: String, at key: Key) {
-        switch index.removeValue(forKey: key) {
-        case nil: index[key] = .one(id)
-        case .one(let other): index[key] = other == id ? .one(id) : .many([other, id])
+        switch index.updateValue(.one(id), forKey: key) {
+        case nil: return
+        case .one(let other): if other != id { index[key] = .many([other, id]) }
         case .many(var ids):
             ids.insert(id)
             index[key] = .many(ids)

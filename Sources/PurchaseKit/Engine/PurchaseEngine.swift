@@ -123,7 +123,7 @@ public actor PurchaseEngine {
         }
         started = true
         loadProblems = report.problems
-        for order in report.orders { orders[order.id] = order }
+        orders.load(report.orders)
         for problem in report.problems {
             log(.warning, "A saved order could not be read and was set aside", ["code": problem.code.rawValue, "problem": problem.message])
         }
