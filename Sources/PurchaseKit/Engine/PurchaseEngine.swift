@@ -129,7 +129,9 @@ public actor PurchaseEngine {
         }
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
         await attachToStore(within: configuration.limits.launchTimeout)
-        let ids = report.orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
+        // Oldest first; the keys are sorted, not the orders, which are large to move.
+        let ids = report.orders.map { (createdAt: $0.createdAt, id: $0.id) }
+            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
         spawn { engine in
             await engine.recover(orderIDs: ids)
             await engine.reconcileRevocations()
