@@ -15,9 +15,10 @@ struct LaneJob: Sendable {
 
     let orderID: String
     let kind: Kind
-    /// Resolved when the job has ended, or was dropped at shutdown: the
-    /// caller waiting for a batch of jobs (a retry trigger) never hangs.
-    let done: OneShot<Void>?
+    /// Counted down when the job has ended, or was dropped at shutdown: the
+    /// caller waiting for a batch of jobs (launch recovery, a retry trigger)
+    /// never hangs.
+    let batch: Countdown?
 }
 
 extension PurchaseEngine {
@@ -28,32 +29,29 @@ extension PurchaseEngine {
     /// in, first out. A job ends by starting the next one inside its own work,
     /// so ``waitUntilIdle()`` never sees a queued job with no work running.
     func spawnDelivery(orderID: String, _ event: OrderEvent) {
-        enqueue(LaneJob(orderID: orderID, kind: .drive(event), done: nil))
+        enqueue(LaneJob(orderID: orderID, kind: .drive(event), batch: nil))
     }
 
     /// Runs `kind` for every order, in order, through the lane, and returns
     /// once every one has ended. What an order is owed is decided just before
     /// its turn, so it sees the order as it stands then.
     func runInLane(_ orderIDs: [String], _ kind: LaneJob.Kind) async {
-        var waits: [OneShot<Void>] = []
-        waits.reserveCapacity(orderIDs.count)
+        let batch = Countdown(orderIDs.count)
         for orderID in orderIDs {
-            let done = OneShot<Void>()
-            waits.append(done)
-            enqueue(LaneJob(orderID: orderID, kind: kind, done: done))
+            enqueue(LaneJob(orderID: orderID, kind: kind, batch: batch))
         }
-        for done in waits { try? await done.value() }
+        await batch.wait()
     }
 
     /// Drops the queued jobs at shutdown, answering whoever waits for them;
     /// running ones end on their own.
     func dropQueuedLaneJobs() {
-        for job in lane.dropQueued() { job.done?.resolve(.success(())) }
+        for job in lane.dropQueued() { job.batch?.jobEnded() }
     }
 
     private func enqueue(_ job: LaneJob) {
         guard !isShutDown else {
-            job.done?.resolve(.success(()))
+            job.batch?.jobEnded()
             return
         }
         if let admitted = lane.offer(job) { start(admitted) }
@@ -68,12 +66,12 @@ extension PurchaseEngine {
             if !isShutDown, let work = work(for: job) {
                 spawn { engine in
                     await work(engine)
-                    job.done?.resolve(.success(()))
+                    job.batch?.jobEnded()
                     await engine.laneJobEnded()
                 }
                 return
             }
-            job.done?.resolve(.success(()))
+            job.batch?.jobEnded()
             next = lane.ended()
         }
     }
