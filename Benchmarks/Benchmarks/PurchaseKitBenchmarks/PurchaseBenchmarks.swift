@@ -31,37 +31,28 @@ enum PurchaseBenchmarks {
     /// costs when the engine holds many open orders. Matching the store's
     /// update to its order must not look at every one of them.
     static func registerAmongOpenOrders(count: Int) {
-        let rig = Shared<PurchaseRig>()
-        Benchmark(
-            "Purchase, one at a time, \(grouped(count)) other orders open: InMemoryOrderStore",
-            configuration: .init(
-                metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase],
-                warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
-                setup: {
-                    let store = InMemoryOrderStore(orders: (0..<count).map(Fixtures.restingOrder))
-                    rig.value = try await PurchaseRig(kind: .inMemory, maximumConcurrentPurchases: 1, wrap: { _ in store })
-                },
-                teardown: { rig.value.close(); rig.clear() })
-        ) { benchmark in
-            do {
-                let cpuStart = ProcessCPUTime.nanoseconds()
-                try await rig.value.purchase(user: "user-1")
-                benchmark.measurement(cpuPerPurchase, Int((ProcessCPUTime.nanoseconds() - cpuStart) / 1_000))
-            } catch {
-                benchmark.error("\(error)")
-            }
+        registerOneAtATime("Purchase, one at a time, \(grouped(count)) other orders open: InMemoryOrderStore") {
+            let store = InMemoryOrderStore(orders: (0..<count).map(Fixtures.restingOrder))
+            return try await PurchaseRig(kind: .inMemory, maximumConcurrentPurchases: 1, wrap: { _ in store })
         }
     }
 
     /// One purchase per iteration, awaited: wall clock percentiles are the latency of one purchase.
     static func registerOneAtATime(_ kind: StoreKind) {
+        registerOneAtATime("Purchase, one at a time: \(kind.rawValue)") {
+            try await PurchaseRig(kind: kind, maximumConcurrentPurchases: 1)
+        }
+    }
+
+    /// One purchase per iteration on the rig `makeRig` sets up, with the CPU time it took.
+    private static func registerOneAtATime(_ name: String, makeRig: @escaping @Sendable () async throws -> PurchaseRig) {
         let rig = Shared<PurchaseRig>()
         Benchmark(
-            "Purchase, one at a time: \(kind.rawValue)",
+            name,
             configuration: .init(
                 metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase],
                 warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
-                setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: 1) },
+                setup: { rig.value = try await makeRig() },
                 teardown: { rig.value.close(); rig.clear() })
         ) { benchmark in
             do {
