@@ -98,12 +98,18 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
     /// Two 64-bit FNV-1a passes over key, body and key, each finished with a
     /// SplitMix64 mix; hex of both.
     func checksum(of body: String) -> String {
+        // Over the bytes in place: no array is built for them.
+        func mix(_ hash: inout UInt64, _ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
         func pass(_ basis: UInt64) -> UInt64 {
             var hash = basis
-            for byte in Array(key.utf8) + [0] + Array(body.utf8) + [0] + Array(key.utf8) {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
+            for byte in key.utf8 { mix(&hash, byte) }
+            mix(&hash, 0)
+            for byte in body.utf8 { mix(&hash, byte) }
+            mix(&hash, 0)
+            for byte in key.utf8 { mix(&hash, byte) }
             var mixer = SeededRandomNumberGenerator(seed: hash)
             return mixer.next()
         }
