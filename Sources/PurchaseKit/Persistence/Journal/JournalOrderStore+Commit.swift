@@ -16,7 +16,7 @@ extension JournalOrderStore {
                 if durable {
                     try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
                         switch enqueue(record, waiter: waiter, apply) {
-                        case .queued: break
+                        case .queued: writer.writeQueued()
                         case .skipped: waiter.resume()
                         case .notReady: waiter.resume(throwing: JournalNotReady())
                         case .failed(let error): waiter.resume(throwing: error)
@@ -48,7 +48,8 @@ extension JournalOrderStore {
             } catch {
                 return (.failed(error), nil)
             }
-            writer.append(record, needsFlush: waiter != nil, waiter: waiter)
+            // Not woken here: `writeQueued()`, outside the lock, writes it or wakes the thread.
+            writer.append(record, needsFlush: waiter != nil, waiter: waiter, wakesThread: false)
             s.journalBytes += record.count
             guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
             return (.queued, beginSnapshot(&s))

@@ -4,6 +4,9 @@ import Foundation
 /// binary records and a compact snapshot, written by a thread of the store's
 /// own, so that a save costs about one `fdatasync` — shared by every save in
 /// flight — and a launch reads one snapshot instead of one file per order.
+/// (A save that finds that thread idle with nothing else queued writes and
+/// flushes its record itself, sparing two thread wake-ups; saves made
+/// meanwhile wait for it and go to the thread, in order.)
 ///
 /// Layout, all owner-only (directories `0700`, files `0600`):
 ///

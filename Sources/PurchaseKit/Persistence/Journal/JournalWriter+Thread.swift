@@ -20,6 +20,11 @@ extension JournalWriter {
             let hasBackground = background != nil
             var idle: [CheckedContinuation<Void, Never>] = []
             let next = queue.withLock { q -> Next in
+                // A caller writes a batch itself; it wakes the thread when it is done.
+                if q.callerIsWriting, !hasBackground {
+                    q.threadIsWaiting = true
+                    return .wait
+                }
                 let next: Next
                 switch q.items.first {
                 case .batch(let batch)? where batch.canWait && q.items.count == 1 && !q.isStopped && !q.writeWaitingBatch:
@@ -88,9 +93,8 @@ extension JournalWriter {
     }
 
     /// The thread's body: drain the queue, sleep until woken, again, until stopped.
-    static func run(_ context: Context, queue: Locked<Queue>, wake: DispatchSemaphore) {
-        var loop = Loop(context: context)
-        while !loop.drain(queue) { wake.wait() }
+    static func run(_ loop: Locked<Loop>, queue: Locked<Queue>, wake: DispatchSemaphore) {
+        while !loop.withLock({ $0.drain(queue) }) { wake.wait() }
     }
 
     /// Writes a batch with one call, flushes if any record in it must be

@@ -1,9 +1,12 @@
 import Foundation
 
-/// The thread that makes every file-system call of a ``JournalOrderStore``,
-/// so that a blocking `fdatasync` never holds one of the few threads of
-/// Swift's cooperative pool, and the calls reach the disk in the order the
-/// store queued them.
+/// The thread that makes the file-system calls of a ``JournalOrderStore``,
+/// so that a blocking `fdatasync` does not hold one of the few threads of
+/// Swift's cooperative pool while other saves wait, and the calls reach the
+/// disk in the order the store queued them. The one exception: a durable
+/// record queued while the thread is idle with nothing else to do is written
+/// and flushed by its caller (``writeQueued()``), which would only have
+/// waited for it; the thread takes no work until that caller is done.
 ///
 /// **Group commit.** Records queued while the thread is busy are written
 /// together by one `write` and made durable by one `fdatasync`, so that many
@@ -22,7 +25,7 @@ import Foundation
 final class JournalWriter: Sendable {
     typealias Waiter = CheckedContinuation<Void, any Error>
 
-    /// What the thread works with. Only the thread touches it.
+    /// What the thread works with: only the one holding the loop's lock touches it.
     struct Context {
         let fileSystem: any FileSystem
         /// The folder holding the journal files and the snapshots.
@@ -135,14 +138,20 @@ final class JournalWriter: Sendable {
         var hasFailed = false
         /// Someone waits for the thread to be idle: write a batch that could wait.
         var writeWaitingBatch = false
+        /// A caller writes a batch itself (see ``writeQueued()``): the thread
+        /// takes no work until it is done.
+        var callerIsWriting = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let queue = Locked(Queue())
     let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
-    /// Without a thread: the loop each caller runs, one at a time, right after queueing.
-    private let callerLoop: Locked<Loop>?
+    /// The loop's state. The thread holds the lock while it drains; a caller
+    /// holds it while it writes a batch itself (``writeQueued()``) or, without
+    /// a thread, while it runs the loop right after queueing.
+    private let loop: Locked<Loop>
+    private let hasThread: Bool
 
     /// Starts the thread; or, with `onCallingThread`, starts none, and every
     /// call does its file-system work before it returns. That suits a caller
@@ -150,14 +159,12 @@ final class JournalWriter: Sendable {
     /// order every run (the fault simulation's single-thread executor), not an
     /// app: the caller blocks in every flush.
     init(fileSystem: any FileSystem, folder: String, reservation: Int, onCallingThread: Bool = false) {
-        let context = Context(fileSystem: fileSystem, folder: folder, reservation: reservation, queue: queue)
-        guard !onCallingThread else {
-            callerLoop = Locked(Loop(context: context))
-            return
-        }
-        callerLoop = nil
+        let loop = Locked(Loop(context: Context(fileSystem: fileSystem, folder: folder, reservation: reservation, queue: queue)))
+        self.loop = loop
+        hasThread = !onCallingThread
+        guard !onCallingThread else { return }
         let thread = Thread { [queue, wake, finished] in
-            Self.run(context, queue: queue, wake: wake)
+            Self.run(loop, queue: queue, wake: wake)
             finished.signal()
         }
         thread.name = "PurchaseKit.JournalOrderStore"
@@ -166,9 +173,9 @@ final class JournalWriter: Sendable {
 
     /// Without a thread, does what is queued now.
     private func drainOnCallingThread() {
-        guard let callerLoop else { return }
+        guard !hasThread else { return }
         let queue = self.queue
-        callerLoop.withLock { _ = $0.drain(queue) }
+        loop.withLock { _ = $0.drain(queue) }
     }
 
     deinit {
@@ -181,9 +188,10 @@ final class JournalWriter: Sendable {
     // MARK: Queueing
 
     /// Queues journal bytes. With a `waiter`, it is resumed once they are
-    /// durable, or with the error that prevented it.
-    func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?) {
-        enqueue(wake: needsFlush || waiter != nil) { items in
+    /// durable, or with the error that prevented it. With `wakesThread`
+    /// false, the caller must call ``writeQueued()`` next.
+    func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?, wakesThread: Bool = true) {
+        enqueue(wake: wakesThread && (needsFlush || waiter != nil)) { items in
             if case .batch(var batch) = items.last {
                 items.removeLast()
                 batch.bytes.append(contentsOf: bytes)
@@ -193,6 +201,56 @@ final class JournalWriter: Sendable {
             } else {
                 items.append(.batch(Batch(bytes: Data(bytes), needsFlush: needsFlush, waiters: waiter.map { [$0] } ?? [])))
             }
+        }
+    }
+
+    /// Gets what is queued written: on the calling thread, when the writer's
+    /// thread is idle and a single batch waits, else by waking the thread.
+    ///
+    /// Handing one durable record to the thread and back costs two thread
+    /// wake-ups, about as long as the `fdatasync` itself on a small machine.
+    /// When nothing else is queued there is no group to gather, so the caller
+    /// writes and flushes the batch itself; its waiters are resumed before
+    /// this returns. The thread takes no work meanwhile, and is woken
+    /// afterwards for whatever was queued behind, so that records still reach
+    /// the disk in the order they were queued. The caller blocks for one
+    /// flush, on a thread that would otherwise have waited for it.
+    func writeQueued() {
+        guard hasThread else { return }
+        enum Action { case none, wake, write(Batch) }
+        let action = queue.withLock { q -> Action in
+            guard q.threadIsWaiting, !q.callerIsWriting, !q.items.isEmpty else { return .none }
+            if q.items.count == 1, case .batch(let batch) = q.items[0], !q.isStopped {
+                q.items.removeAll(keepingCapacity: true)
+                q.callerIsWriting = true
+                q.isBusy = true
+                return .write(batch)
+            }
+            q.threadIsWaiting = false
+            return .wake
+        }
+        switch action {
+        case .none:
+            return
+        case .wake:
+            wake.signal()
+        case .write(let batch):
+            loop.withLock { Self.write(batch, &$0.context) }
+            let (wakesThread, idle) = queue.withLock { q -> (Bool, [CheckedContinuation<Void, Never>]) in
+                q.callerIsWriting = false
+                q.isBusy = false
+                var idle: [CheckedContinuation<Void, Never>] = []
+                if q.items.isEmpty {
+                    idle = q.idleWaiters
+                    q.idleWaiters = []
+                    q.writeWaitingBatch = false
+                }
+                guard (!q.items.isEmpty || q.isStopped), q.threadIsWaiting else { return (false, idle) }
+                q.threadIsWaiting = false
+                return (true, idle)
+            }
+            if wakesThread { wake.signal() }
+            for waiter in idle { waiter.resume() }
         }
     }
 
@@ -274,7 +332,7 @@ final class JournalWriter: Sendable {
 
     /// Returns once the thread has ended (at once without a thread).
     func waitUntilEnded() async {
-        guard callerLoop == nil else { return }
+        guard hasThread else { return }
         let finished = self.finished
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // The wait blocks, so it gets a thread of its own, never one of the cooperative pool.

@@ -98,6 +98,52 @@ final class JournalDurabilityTests: XCTestCase {
         await writer.stopAndWait()
     }
 
+    func testARecordQueuedWhileTheThreadIsIdleIsFlushedByItsCallerAndWhatIsQueuedBehindWaitsForIt() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let gate = GatedFileSystem()
+        let writer = JournalWriter(fileSystem: gate, folder: directory.path, reservation: 0)
+        // The thread has run and sleeps, with nothing queued.
+        _ = await writer.perform { _ in }
+        await writer.waitUntilIdle()
+        @Sendable func record(_ id: String) -> [UInt8] {
+            var bytes = ByteWriter()
+            JournalRecord.remove(id: id, into: &bytes)
+            return bytes.bytes
+        }
+        let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await withCheckedThrowingContinuation { waiter in
+                    // A thread of its own: the caller blocks in the gated flush.
+                    Thread {
+                        GatedFileSystem.markCurrentThread()
+                        writer.append(record("o-first"), needsFlush: true, waiter: waiter, wakesThread: false)
+                        writer.writeQueued()
+                    }.start()
+                }
+            }
+            await gate.waitUntilAFlushIsBlocked()
+            XCTAssertTrue(gate.blockedFlushWasOnAMarkedThread, "the caller flushes its record itself")
+            group.addTask {
+                try await withCheckedThrowingContinuation { waiter in
+                    writer.append(record("o-second"), needsFlush: true, waiter: waiter)
+                    queued.yield()
+                }
+            }
+            for await _ in queuedEvents { break }
+            gate.release()
+            try await group.waitForAll()
+        }
+        XCTAssertEqual(gate.counts, [.create: 1, .write: 2, .synchronizeData: 2, .synchronizeDirectory: 1],
+                       "the record queued behind waited for the caller's flush, then the thread wrote and flushed it")
+        let bytes = try Data(contentsOf: directory.appendingPathComponent(JournalFiles.journalName(1)))
+        let first = try XCTUnwrap(bytes.firstRange(of: Data("o-first".utf8)))
+        let second = try XCTUnwrap(bytes.firstRange(of: Data("o-second".utf8)))
+        XCTAssertLessThan(first.lowerBound, second.lowerBound, "records reach the file in the order they were queued")
+        await writer.stopAndWait()
+    }
+
     func testConcurrentSavesAreAllDurableAndTheJournalHoldsThemOnce() async throws {
         let directory = try makeTemporaryDirectory(self)
         let store = try makeJournalStore(directory, snapshotThreshold: 4_096)
@@ -157,8 +203,15 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     private var calls: [FileSystemError.Operation: Int] = [:]
     private var blocked = false
     private var blockedWaiter: CheckedContinuation<Void, Never>?
+    private var blockedOnMarkedThread = false
 
     var counts: [FileSystemError.Operation: Int] { lock.withLock { calls } }
+    /// Whether the blocked flush was made on a thread marked with ``markCurrentThread()``.
+    var blockedFlushWasOnAMarkedThread: Bool { lock.withLock { blockedOnMarkedThread } }
+
+    /// Marks the calling thread, for ``blockedFlushWasOnAMarkedThread``.
+    static func markCurrentThread() { Thread.current.threadDictionary[markKey] = true }
+    private static let markKey = "GatedFileSystem.marked"
 
     func waitUntilAFlushIsBlocked() async {
         await withCheckedContinuation { continuation in
@@ -180,6 +233,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
         let first = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
             guard !blocked else { return (false, nil) }
             blocked = true
+            blockedOnMarkedThread = Thread.current.threadDictionary[Self.markKey] as? Bool ?? false
             defer { blockedWaiter = nil }
             return (true, blockedWaiter)
         }
