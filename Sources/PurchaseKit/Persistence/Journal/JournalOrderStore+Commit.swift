@@ -2,28 +2,37 @@ import Foundation
 
 extension JournalOrderStore {
     private enum Outcome {
-        case queued, skipped, notReady, failed(PurchaseKitError)
+        case queued(callerMayWrite: Bool), skipped, notReady, failed(PurchaseKitError)
+    }
+
+    /// What a record is about: the order it changes (nil when it changes
+    /// none), and whether it ends that order's business (a `completed` save,
+    /// an archive move, a removal).
+    struct Subject {
+        var orderID: String?
+        var endsOrder = false
+        static let none = Subject(orderID: nil)
     }
 
     /// Applies a change to the index and queues its record in one critical
     /// section, so that the journal holds the changes in the order lookups saw
     /// them. `apply` returns false when there is nothing to write. A `durable`
     /// change returns once the flush that covers its record has returned.
-    func commit(_ record: [UInt8], durable: Bool,
+    func commit(_ record: [UInt8], durable: Bool, about subject: Subject,
                 _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) async throws(PurchaseKitError) {
         while true {
             do {
                 if durable {
                     try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
-                        switch enqueue(record, waiter: waiter, apply) {
-                        case .queued: writer.writeQueued()
+                        switch enqueue(record, waiter: waiter, subject, apply) {
+                        case .queued(let callerMayWrite): writer.writeQueued(callerMayWrite: callerMayWrite)
                         case .skipped: waiter.resume()
                         case .notReady: waiter.resume(throwing: JournalNotReady())
                         case .failed(let error): waiter.resume(throwing: error)
                         }
                     }
                 } else {
-                    switch enqueue(record, waiter: nil, apply) {
+                    switch enqueue(record, waiter: nil, subject, apply) {
                     case .queued, .skipped: break
                     case .notReady: throw JournalNotReady()
                     case .failed(let error): throw error
@@ -39,7 +48,7 @@ extension JournalOrderStore {
         }
     }
 
-    private func enqueue(_ record: [UInt8], waiter: JournalWriter.Waiter?,
+    private func enqueue(_ record: [UInt8], waiter: JournalWriter.Waiter?, _ subject: Subject,
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
         let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
             guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return (.notReady, nil) }
@@ -48,11 +57,13 @@ extension JournalOrderStore {
             } catch {
                 return (.failed(error), nil)
             }
-            // Not woken here: `writeQueued()`, outside the lock, writes it or wakes the thread.
+            // Not woken here: `writeQueued(callerMayWrite:)`, outside the lock, writes it or wakes the thread.
             writer.append(record, needsFlush: waiter != nil, waiter: waiter, wakesThread: false)
             s.journalBytes += record.count
-            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
-            return (.queued, beginSnapshot(&s))
+            let queued = Outcome.queued(
+                callerMayWrite: s.noteRecord(about: subject.orderID, durable: waiter != nil, endsOrder: subject.endsOrder))
+            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (queued, nil) }
+            return (queued, beginSnapshot(&s))
         }
         if let snapshot { startSnapshot(snapshot) }
         return outcome

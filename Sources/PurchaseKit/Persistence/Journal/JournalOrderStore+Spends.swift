@@ -9,7 +9,7 @@ extension JournalOrderStore {
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         var writer = ByteWriter()
         JournalRecord.spend(spend, into: &writer)
-        try await commit(writer.bytes, durable: true) { index in index.recordSpend(spend) }
+        try await commit(writer.bytes, durable: true, about: .none) { index in index.recordSpend(spend) }
         return state.withLock { $0.index.spend(id: spend.id, user: spend.userID) } ?? spend
     }
 
@@ -28,7 +28,7 @@ extension JournalOrderStore {
     public func saveRenewalState(_ record: RenewalStateRecord) async throws {
         var writer = ByteWriter()
         JournalRecord.renewal(record, into: &writer)
-        try await commit(writer.bytes, durable: false) { index in index.saveRenewalState(record) }
+        try await commit(writer.bytes, durable: false, about: .none) { index in index.saveRenewalState(record) }
     }
 
     /// The renewal states kept for one user.

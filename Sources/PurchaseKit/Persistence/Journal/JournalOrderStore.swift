@@ -4,9 +4,10 @@ import Foundation
 /// binary records and a compact snapshot, written by a thread of the store's
 /// own, so that a save costs about one `fdatasync` — shared by every save in
 /// flight — and a launch reads one snapshot instead of one file per order.
-/// (A save that finds that thread idle with nothing else queued writes and
-/// flushes its record itself, sparing two thread wake-ups; saves made
-/// meanwhile wait for it and go to the thread, in order.)
+/// (While saves come one order at a time, as one purchase at a time makes
+/// them, a durable save that finds that thread idle writes and flushes its
+/// record itself, sparing two thread wake-ups; saves made meanwhile wait for
+/// it and go to the thread, in order.)
 ///
 /// Layout, all owner-only (directories `0700`, files `0600`):
 ///
@@ -167,7 +168,8 @@ public final class JournalOrderStore: OrderStore {
                 advice: "Keep less in the order's metadata, or raise JournalOrderStore.Configuration.maximumRecordSize.",
                 orderID: order.id)
         }
-        try await commit(record.bytes, durable: Self.mustBeDurable(order.status)) { index throws(PurchaseKitError) in
+        try await commit(record.bytes, durable: Self.mustBeDurable(order.status),
+                         about: Subject(orderID: order.id, endsOrder: order.status == .completed)) { index throws(PurchaseKitError) in
             index.putOpen(order)
             return true
         }
@@ -195,7 +197,7 @@ public final class JournalOrderStore: OrderStore {
     public func archive(orderID: String) async throws {
         var record = ByteWriter(capacity: 64)
         JournalRecord.archive(id: orderID, into: &record)
-        try await commit(record.bytes, durable: false) { index throws(PurchaseKitError) in
+        try await commit(record.bytes, durable: false, about: Subject(orderID: orderID, endsOrder: true)) { index throws(PurchaseKitError) in
             guard index.archive(id: orderID) else {
                 throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)' to archive.",
                                        advice: "Reload the open orders; it may have been archived already.", orderID: orderID)
@@ -210,7 +212,9 @@ public final class JournalOrderStore: OrderStore {
         var record = ByteWriter(capacity: 64)
         JournalRecord.remove(id: orderID, into: &record)
         // A missing order writes nothing.
-        try await commit(record.bytes, durable: true) { index throws(PurchaseKitError) in index.remove(id: orderID) }
+        try await commit(record.bytes, durable: true, about: Subject(orderID: orderID, endsOrder: true)) { index throws(PurchaseKitError) in
+            index.remove(id: orderID)
+        }
     }
 
     /// Makes every change made so far durable, including the ones that return

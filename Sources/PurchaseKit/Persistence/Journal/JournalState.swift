@@ -23,6 +23,27 @@ struct JournalState: Sendable {
     var snapshotBytes = 0
     var snapshotInProgress = false
     var isClosed = false
+    /// The order the last durable record was about (nil: none, or not an
+    /// order's), and whether that order has ended since (saved `completed`,
+    /// archived or removed). A durable save may flush on its caller's thread
+    /// only when it is about that same order or that order has ended: saves
+    /// coming one order at a time, as when purchases do, with nothing else
+    /// in flight that the blocked thread would hold up.
+    var lastDurableOrder: String?
+    var lastDurableOrderEnded = true
+
+    /// Notes a record about `orderID` and says whether its caller may flush
+    /// it itself (see ``lastDurableOrder``).
+    mutating func noteRecord(about orderID: String?, durable: Bool, endsOrder: Bool) -> Bool {
+        guard durable else {
+            if endsOrder, let orderID, orderID == lastDurableOrder { lastDurableOrderEnded = true }
+            return false
+        }
+        let oneAtATime = orderID != nil && (orderID == lastDurableOrder || lastDurableOrderEnded)
+        lastDurableOrder = orderID
+        lastDurableOrderEnded = endsOrder
+        return oneAtATime
+    }
 
     /// Whether the journal has grown enough that a new snapshot pays for itself:
     /// past the threshold, and past half the snapshot, so that the snapshots

@@ -3,10 +3,11 @@ import Foundation
 /// The thread that makes the file-system calls of a ``JournalOrderStore``,
 /// so that a blocking `fdatasync` does not hold one of the few threads of
 /// Swift's cooperative pool while other saves wait, and the calls reach the
-/// disk in the order the store queued them. The one exception: a durable
-/// record queued while the thread is idle with nothing else to do is written
-/// and flushed by its caller (``writeQueued()``), which would only have
-/// waited for it; the thread takes no work until that caller is done.
+/// disk in the order the store queued them. The one exception: while saves
+/// come one order at a time, a durable record queued while the thread is
+/// idle is written and flushed by its caller, which would only have waited
+/// for it (``writeQueued(callerMayWrite:)``); the thread takes no work until
+/// that caller is done.
 ///
 /// **Group commit.** Records queued while the thread is busy are written
 /// together by one `write` and made durable by one `fdatasync`, so that many
@@ -138,8 +139,8 @@ final class JournalWriter: Sendable {
         var hasFailed = false
         /// Someone waits for the thread to be idle: write a batch that could wait.
         var writeWaitingBatch = false
-        /// A caller writes a batch itself (see ``writeQueued()``): the thread
-        /// takes no work until it is done.
+        /// A caller writes a batch itself (see ``writeQueued(callerMayWrite:)``):
+        /// the thread takes no work until it is done.
         var callerIsWriting = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -148,8 +149,8 @@ final class JournalWriter: Sendable {
     let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// The loop's state. The thread holds the lock while it drains; a caller
-    /// holds it while it writes a batch itself (``writeQueued()``) or, without
-    /// a thread, while it runs the loop right after queueing.
+    /// holds it while it writes a batch itself (``writeQueued(callerMayWrite:)``)
+    /// or, without a thread, while it runs the loop right after queueing.
     private let loop: Locked<Loop>
     private let hasThread: Bool
 
@@ -189,7 +190,7 @@ final class JournalWriter: Sendable {
 
     /// Queues journal bytes. With a `waiter`, it is resumed once they are
     /// durable, or with the error that prevented it. With `wakesThread`
-    /// false, the caller must call ``writeQueued()`` next.
+    /// false, the caller must call ``writeQueued(callerMayWrite:)`` next.
     func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?, wakesThread: Bool = true) {
         enqueue(wake: wakesThread && (needsFlush || waiter != nil)) { items in
             if case .batch(var batch) = items.last {
@@ -204,23 +205,30 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Gets what is queued written: on the calling thread, when the writer's
-    /// thread is idle and a single batch waits, else by waking the thread.
+    /// Gets what is queued written: with `callerMayWrite`, on the calling
+    /// thread when the writer's thread is idle and a single batch waits;
+    /// otherwise by waking the thread.
     ///
     /// Handing one durable record to the thread and back costs two thread
     /// wake-ups, about as long as the `fdatasync` itself on a small machine.
-    /// When nothing else is queued there is no group to gather, so the caller
-    /// writes and flushes the batch itself; its waiters are resumed before
-    /// this returns. The thread takes no work meanwhile, and is woken
+    /// When saves come one at a time there is no group to gather, so the
+    /// caller writes and flushes the batch itself; its waiters are resumed
+    /// before this returns. The thread takes no work meanwhile, and is woken
     /// afterwards for whatever was queued behind, so that records still reach
-    /// the disk in the order they were queued. The caller blocks for one
-    /// flush, on a thread that would otherwise have waited for it.
-    func writeQueued() {
+    /// the disk in the order they were queued.
+    ///
+    /// The caller blocks for one flush on a thread of Swift's cooperative
+    /// pool. That is only cheap when nothing else needs that thread, which
+    /// the writer cannot see (where the pool cannot grow, as on Linux, the
+    /// work that makes the next saves stalls meanwhile, and with it group
+    /// commit): the store passes `callerMayWrite` only while its saves come
+    /// one order at a time (see ``JournalState/lastDurableOrder``).
+    func writeQueued(callerMayWrite: Bool) {
         guard hasThread else { return }
         enum Action { case none, wake, write(Batch) }
         let action = queue.withLock { q -> Action in
             guard q.threadIsWaiting, !q.callerIsWriting, !q.items.isEmpty else { return .none }
-            if q.items.count == 1, case .batch(let batch) = q.items[0], !q.isStopped {
+            if callerMayWrite, q.items.count == 1, case .batch(let batch) = q.items[0], !q.isStopped {
                 q.items.removeAll(keepingCapacity: true)
                 q.callerIsWriting = true
                 q.isBusy = true

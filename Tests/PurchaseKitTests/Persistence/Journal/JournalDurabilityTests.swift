@@ -119,7 +119,7 @@ final class JournalDurabilityTests: XCTestCase {
                     Thread {
                         GatedFileSystem.markCurrentThread()
                         writer.append(record("o-first"), needsFlush: true, waiter: waiter, wakesThread: false)
-                        writer.writeQueued()
+                        writer.writeQueued(callerMayWrite: true)
                     }.start()
                 }
             }
@@ -142,6 +142,45 @@ final class JournalDurabilityTests: XCTestCase {
         let second = try XCTUnwrap(bytes.firstRange(of: Data("o-second".utf8)))
         XCTAssertLessThan(first.lowerBound, second.lowerBound, "records reach the file in the order they were queued")
         await writer.stopAndWait()
+    }
+
+    func testSavesOneOrderAtATimeAreFlushedByTheirCallerAndInterleavedOnesByTheThread() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = GatedFileSystem(blocksFirstFlush: false)
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = try await store.loadOpenOrders()
+        let writerThread = await store.writer.perform { _ in ObjectIdentifier(Thread.current) }
+        // Who flushed a change: "none" (it was not flushed), "caller" or "thread".
+        typealias Flush = String
+        func change(_ body: () async throws -> Void) async throws -> Flush {
+            await store.waitUntilWritten()
+            let before = fileSystem.flushThreads.count
+            try await body()
+            let after = fileSystem.flushThreads
+            guard after.count > before else { return "none" }
+            XCTAssertEqual(after.count, before + 1)
+            return after[before] == writerThread ? "thread" : "caller"
+        }
+        func save(_ id: String, _ status: OrderStatus) async throws -> Flush {
+            try await change { try await store.save(makeOrder(id, status: status)) }
+        }
+        for id in ["o-1", "o-2"] {
+            var flushes: [Flush] = []
+            for status in [OrderStatus.created, .purchasing, .purchased, .delivered, .completed] {
+                flushes.append(try await save(id, status))
+            }
+            flushes.append(try await change { try await store.archive(orderID: id) })
+            XCTAssertEqual(flushes, ["none", "caller", "caller", "caller", "none", "none"], "one purchase at a time: \(id)")
+        }
+        let interleaved = [
+            try await save("o-3", .purchasing), // o-2 has ended
+            try await save("o-4", .purchasing), // o-3 has not
+            try await save("o-3", .purchased),
+            try await save("o-3", .delivered),
+        ]
+        XCTAssertEqual(interleaved, ["caller", "thread", "thread", "caller"])
+        let (_, report) = try await reopen(store, directory)
+        XCTAssertEqual(report.orders.map { "\($0.id) \($0.status)" }, ["o-3 delivered", "o-4 purchasing"], "what was saved, wherever it was flushed")
     }
 
     func testConcurrentSavesAreAllDurableAndTheJournalHoldsThemOnce() async throws {
@@ -192,7 +231,8 @@ final class JournalDurabilityTests: XCTestCase {
 }
 
 /// The real file system, whose first data flush blocks until the test
-/// releases it, counting every call.
+/// releases it (unless made with `blocksFirstFlush` false), counting every
+/// call and noting the thread of every data flush.
 ///
 /// `@unchecked Sendable` is safe: the counts and the continuation are only
 /// touched under the lock; the semaphore is thread-safe.
@@ -204,6 +244,12 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     private var blocked = false
     private var blockedWaiter: CheckedContinuation<Void, Never>?
     private var blockedOnMarkedThread = false
+    private var flushedOn: [ObjectIdentifier] = []
+
+    init(blocksFirstFlush: Bool = true) { blocked = !blocksFirstFlush }
+
+    /// The threads of the data flushes, in order.
+    var flushThreads: [ObjectIdentifier] { lock.withLock { flushedOn } }
 
     var counts: [FileSystemError.Operation: Int] { lock.withLock { calls } }
     /// Whether the blocked flush was made on a thread marked with ``markCurrentThread()``.
@@ -230,6 +276,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
 
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
         count(.synchronizeData)
+        lock.withLock { flushedOn.append(ObjectIdentifier(Thread.current)) }
         let first = lock.withLock { () -> (Bool, CheckedContinuation<Void, Never>?) in
             guard !blocked else { return (false, nil) }
             blocked = true
