@@ -23,6 +23,9 @@ extension PurchaseEngine {
         defer { unlockOrder(orderID) }
         var events: [OrderEvent] = [first]
         var last = first
+        // The order as last saved here: once archived it is the final answer,
+        // with no read back from the store.
+        var saved: Order?
         while !events.isEmpty {
             let event = events.removeFirst()
             guard let order = orders[orderID] else { return }
@@ -43,6 +46,7 @@ extension PurchaseEngine {
                         answerAfterFailedSave(attempted: step.order, saved: order)
                         return
                     }
+                    saved = step.order
                 case .verify:
                     if deferDelivery {
                         if startsDeferredDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
@@ -61,7 +65,10 @@ extension PurchaseEngine {
             }
             last = event
         }
-        if let final = try? await currentOrder(orderID) { settleWaiter(for: final, after: last) }
+        guard calls.isWaiting(orderID) else { return }
+        var final = orders[orderID] ?? saved
+        if final == nil { final = try? await currentOrder(orderID) }
+        if let final { settleWaiter(for: final, after: last) }
     }
 
     /// An order as it stands now: from the working set, else from the archive.

@@ -25,6 +25,25 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
         XCTAssertEqual(archived?.status, .completed)
     }
 
+    func testAPurchaseWritesEachStateOnceAndAnswersWithoutReadingItsOrderBack() async throws {
+        let world = World()
+        let orders = InterceptingOrderStore(wrapping: world.orders)
+        let engine = try await world.engine(world.configuration(store: orders))
+        orders.clearCalls()
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        await engine.waitUntilIdle()
+        XCTAssertEqual(result.order.status, .completed)
+        let id = result.order.id
+        let reads = orders.calls.filter { if case .orderWithID(id) = $0 { return true } else { return false } }
+        // One lookup before the order exists (is the generated id new?), none after.
+        XCTAssertEqual(reads.count, 1, "\(orders.calls)")
+        let saved = orders.calls.compactMap { call -> OrderStatus? in
+            if case .save(let order) = call, order.id == id { return order.status } else { return nil }
+        }
+        XCTAssertEqual(saved, [.created, .purchasing, .purchased, .delivered, .completed])
+        XCTAssertEqual(orders.calls(.archive).count, 1)
+    }
+
     func testEventsShowEveryStateInOrderToEverySubscriber() async throws {
         let world = World()
         let engine = try await world.engine()
