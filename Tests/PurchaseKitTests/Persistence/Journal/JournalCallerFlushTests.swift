@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// When a save flushes its record on its own thread instead of the journal's
+/// thread, and that records still reach the disk whole and in order.
+final class JournalCallerFlushTests: XCTestCase {
+    func testARecordQueuedWhileTheThreadIsIdleIsFlushedByItsCallerAndWhatIsQueuedBehindWaitsForIt() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let gate = GatedFileSystem()
+        let writer = JournalWriter(fileSystem: gate, folder: directory.path, reservation: 0)
+        // The thread has run and sleeps, with nothing queued.
+        _ = await writer.perform { _ in }
+        await writer.waitUntilIdle()
+        @Sendable func record(_ id: String) -> [UInt8] {
+            var bytes = ByteWriter()
+            JournalRecord.remove(id: id, into: &bytes)
+            return bytes.bytes
+        }
+        let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await withCheckedThrowingContinuation { waiter in
+                    // A thread of its own: the caller blocks in the gated flush.
+                    Thread {
+                        GatedFileSystem.markCurrentThread()
+                        writer.append(record("o-first"), needsFlush: true, waiter: waiter, wakesThread: false)
+                        writer.writeQueued(callerMayWrite: true)
+                    }.start()
+                }
+            }
+            await gate.waitUntilAFlushIsBlocked()
+            XCTAssertTrue(gate.blockedFlushWasOnAMarkedThread, "the caller flushes its record itself")
+            group.addTask {
+                try await withCheckedThrowingContinuation { waiter in
+                    writer.append(record("o-second"), needsFlush: true, waiter: waiter)
+                    queued.yield()
+                }
+            }
+            for await _ in queuedEvents { break }
+            gate.release()
+            try await group.waitForAll()
+        }
+        XCTAssertEqual(gate.counts, [.create: 1, .write: 2, .synchronizeData: 2, .synchronizeDirectory: 1],
+                       "the record queued behind waited for the caller's flush, then the thread wrote and flushed it")
+        let bytes = try Data(contentsOf: directory.appendingPathComponent(JournalFiles.journalName(1)))
+        let first = try XCTUnwrap(bytes.firstRange(of: Data("o-first".utf8)))
+        let second = try XCTUnwrap(bytes.firstRange(of: Data("o-second".utf8)))
+        XCTAssertLessThan(first.lowerBound, second.lowerBound, "records reach the file in the order they were queued")
+        await writer.stopAndWait()
+    }
+
+    func testSavesOneOrderAtATimeAreFlushedByTheirCallerAndInterleavedOnesByTheThread() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = GatedFileSystem(blocksFirstFlush: false)
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = try await store.loadOpenOrders()
+        let writerThread = await store.writer.perform { _ in ObjectIdentifier(Thread.current) }
+        // Who flushed a change: "none" (it was not flushed), "caller" or "thread".
+        typealias Flush = String
+        func change(_ body: () async throws -> Void) async throws -> Flush {
+            await store.waitUntilWritten()
+            let before = fileSystem.flushThreads.count
+            try await body()
+            let after = fileSystem.flushThreads
+            guard after.count > before else { return "none" }
+            XCTAssertEqual(after.count, before + 1)
+            return after[before] == writerThread ? "thread" : "caller"
+        }
+        func save(_ id: String, _ status: OrderStatus) async throws -> Flush {
+            try await change { try await store.save(makeOrder(id, status: status)) }
+        }
+        for id in ["o-1", "o-2"] {
+            var flushes: [Flush] = []
+            for status in [OrderStatus.created, .purchasing, .purchased, .delivered, .completed] {
+                flushes.append(try await save(id, status))
+            }
+            flushes.append(try await change { try await store.archive(orderID: id) })
+            XCTAssertEqual(flushes, ["none", "caller", "caller", "caller", "none", "none"], "one purchase at a time: \(id)")
+        }
+        let interleaved = [
+            try await save("o-3", .purchasing), // o-2 has ended
+            try await save("o-4", .purchasing), // o-3 has not
+            try await save("o-3", .purchased),
+            try await save("o-3", .delivered),
+        ]
+        XCTAssertEqual(interleaved, ["caller", "thread", "thread", "caller"])
+        let (_, report) = try await reopen(store, directory)
+        XCTAssertEqual(report.orders.map { "\($0.id) \($0.status)" }, ["o-3 delivered", "o-4 purchasing"], "what was saved, wherever it was flushed")
+    }
+
+    func testLifecyclesSavedFromManyTasksAtOnceAllSurviveWithTheirLastState() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        // A small threshold: snapshots are written while the saves go on.
+        let store = try makeJournalStore(directory, snapshotThreshold: 8_192)
+        _ = try await store.loadOpenOrders()
+        let workers = 8, ordersEach = 25
+        let statuses: [OrderStatus] = [.created, .purchasing, .purchased, .delivered, .completed]
+        // Each task runs its orders' lifecycles one at a time (the pattern a
+        // caller may flush itself); the tasks interleave (the pattern that
+        // goes to the thread), so the store switches between the two.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    for number in 0..<ordersEach {
+                        let id = "o-\(worker)-\(number)"
+                        for status in statuses {
+                            try await store.save(makeOrder(id, user: "user-\(worker)", status: status))
+                        }
+                        // Every fifth order stays open.
+                        if number % 5 != 4 { try await store.archive(orderID: id) }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let (reopened, report) = try await reopen(store, directory)
+        XCTAssertEqual(report.problems.count, 0)
+        let expectedOpen = (0..<workers).flatMap { worker in
+            (0..<ordersEach).filter { $0 % 5 == 4 }.map { "o-\(worker)-\($0)" }
+        }
+        XCTAssertEqual(Set(report.orders.map(\.id)), Set(expectedOpen))
+        for worker in 0..<workers {
+            let history = try await reopened.orders(forUser: "user-\(worker)")
+            XCTAssertEqual(history.count, ordersEach, "user-\(worker)")
+            XCTAssertEqual(Set(history.map(\.status)), [.completed], "every order's last save is the one that stayed")
+        }
+        await reopened.close()
+    }
+}
