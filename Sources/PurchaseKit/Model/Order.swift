@@ -16,58 +16,134 @@ public struct Order: Sendable, Hashable, Identifiable {
     /// arithmetic over it cannot overflow.
     public static let maximumVerificationAttempts = 1_000_000_000
 
+    /// The values, shared by copies of the order until one of them changes:
+    /// an order is passed, stored and answered many times for each time it
+    /// changes, and a copy then costs one reference instead of some twenty.
+    private var box: OrderBox
+
+    /// Gives this order a box of its own before a change, when it shares one.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) { box = OrderBox(box.fields) }
+    }
+
     /// The schema version the order was decoded from (or `currentSchemaVersion`).
-    public package(set) var schemaVersion: Int
+    public package(set) var schemaVersion: Int {
+        get { box.fields.schemaVersion }
+        set { makeUnique(); box.fields.schemaVersion = newValue }
+    }
     /// The order id, usually made by the app's server. Safe to log.
-    public package(set) var id: String
+    public package(set) var id: String {
+        get { box.fields.id }
+        set { makeUnique(); box.fields.id = newValue }
+    }
     /// The secret token that travels on the payment (`appAccountToken` /
     /// `applicationUsername`) so the store's transaction can be matched back to
     /// this order. Kept apart from the id so that logs can name orders without
     /// leaking tokens; a UUID, as StoreKit 2 requires. Nil for orders made from
     /// transactions (restores, renewals).
-    public package(set) var token: String?
+    public package(set) var token: String? {
+        get { box.fields.token }
+        set { makeUnique(); box.fields.token = newValue }
+    }
     /// The product bought.
-    public package(set) var productID: String
+    public package(set) var productID: String {
+        get { box.fields.productID }
+        set { makeUnique(); box.fields.productID = newValue }
+    }
     /// What kind of product was bought, recorded when the order is made, so
     /// that entitlements and balances are answered from the order itself even
     /// after the store stops selling the product. Nil in documents written
     /// before it existed, and for a product the engine never loaded.
-    public package(set) var productType: ProductType?
+    public package(set) var productType: ProductType? {
+        get { box.fields.productType }
+        set { makeUnique(); box.fields.productType = newValue }
+    }
     /// The subscription group of a subscription, recorded with ``productType``.
-    public package(set) var subscriptionGroupID: String?
+    public package(set) var subscriptionGroupID: String? {
+        get { box.fields.subscriptionGroupID }
+        set { makeUnique(); box.fields.subscriptionGroupID = newValue }
+    }
     /// The user the order belongs to. It is only ever credited to this user.
-    public package(set) var userID: String
+    public package(set) var userID: String {
+        get { box.fields.userID }
+        set { makeUnique(); box.fields.userID = newValue }
+    }
     /// How many units.
-    public package(set) var quantity: Int
+    public package(set) var quantity: Int {
+        get { box.fields.quantity }
+        set { makeUnique(); box.fields.quantity = newValue }
+    }
     /// How the order came to exist.
-    public package(set) var source: OrderSource
+    public package(set) var source: OrderSource {
+        get { box.fields.source }
+        set { makeUnique(); box.fields.source = newValue }
+    }
     /// Where it stands.
-    public package(set) var status: OrderStatus
+    public package(set) var status: OrderStatus {
+        get { box.fields.status }
+        set { makeUnique(); box.fields.status = newValue }
+    }
     /// When the order was created.
-    public package(set) var createdAt: Date
+    public package(set) var createdAt: Date {
+        get { box.fields.createdAt }
+        set { makeUnique(); box.fields.createdAt = newValue }
+    }
     /// When the payment was handed to the store.
-    public package(set) var paymentBeganAt: Date?
+    public package(set) var paymentBeganAt: Date? {
+        get { box.fields.paymentBeganAt }
+        set { makeUnique(); box.fields.paymentBeganAt = newValue }
+    }
     /// When the store reported a final payment result (paid, failed, cancelled).
-    public package(set) var paymentFinishedAt: Date?
+    public package(set) var paymentFinishedAt: Date? {
+        get { box.fields.paymentFinishedAt }
+        set { makeUnique(); box.fields.paymentFinishedAt = newValue }
+    }
     /// When the order last changed.
-    public package(set) var updatedAt: Date
+    public package(set) var updatedAt: Date {
+        get { box.fields.updatedAt }
+        set { makeUnique(); box.fields.updatedAt = newValue }
+    }
     /// How many times the verifier was asked.
-    public package(set) var verificationAttempts: Int
+    public package(set) var verificationAttempts: Int {
+        get { box.fields.verificationAttempts }
+        set { makeUnique(); box.fields.verificationAttempts = newValue }
+    }
     /// When the next automatic delivery attempt is due, while one is owed.
-    public package(set) var nextAttemptAt: Date?
+    public package(set) var nextAttemptAt: Date? {
+        get { box.fields.nextAttemptAt }
+        set { makeUnique(); box.fields.nextAttemptAt = newValue }
+    }
     /// A short human-readable note: the last error or why the order needs attention.
     /// Never contains receipts or tokens.
-    public package(set) var hint: String?
+    public package(set) var hint: String? {
+        get { box.fields.hint }
+        set { makeUnique(); box.fields.hint = newValue }
+    }
     /// The code of the last error, when there was one.
-    public package(set) var lastErrorCode: PurchaseKitError.Code?
+    public package(set) var lastErrorCode: PurchaseKitError.Code? {
+        get { box.fields.lastErrorCode }
+        set { makeUnique(); box.fields.lastErrorCode = newValue }
+    }
     /// The store's reason, when the payment failed.
-    public package(set) var storeFailureReason: StoreFailureReason?
+    public package(set) var storeFailureReason: StoreFailureReason? {
+        get { box.fields.storeFailureReason }
+        set { makeUnique(); box.fields.storeFailureReason = newValue }
+    }
     /// The backup of the store transaction, once there is one.
-    public package(set) var transaction: StoreTransaction?
+    public package(set) var transaction: StoreTransaction? {
+        get { box.fields.transaction }
+        set { makeUnique(); box.fields.transaction = newValue }
+    }
     /// When the store transaction was finished.
-    public package(set) var finishedAt: Date?
+    public package(set) var finishedAt: Date? {
+        get { box.fields.finishedAt }
+        set { makeUnique(); box.fields.finishedAt = newValue }
+    }
     /// The app's own data for this order.
-    public var metadata: [String: String]
+    public var metadata: [String: String] {
+        get { box.fields.metadata }
+        set { makeUnique(); box.fields.metadata = newValue }
+    }
 
     /// Creates an order; the engine makes them, an app needs this only for fixtures and imports.
     public init(
@@ -83,28 +159,12 @@ public struct Order: Sendable, Hashable, Identifiable {
         createdAt: Date,
         metadata: [String: String] = [:]
     ) {
-        self.schemaVersion = Self.currentSchemaVersion
-        self.id = id
-        self.token = token
-        self.productID = productID
-        self.productType = productType
-        self.subscriptionGroupID = subscriptionGroupID
-        self.userID = userID
-        self.quantity = quantity
-        self.source = source
-        self.status = status
-        self.createdAt = createdAt
-        self.paymentBeganAt = nil
-        self.paymentFinishedAt = nil
-        self.updatedAt = createdAt
-        self.verificationAttempts = 0
-        self.nextAttemptAt = nil
-        self.hint = nil
-        self.lastErrorCode = nil
-        self.storeFailureReason = nil
-        self.transaction = nil
-        self.finishedAt = nil
-        self.metadata = metadata
+        box = OrderBox(Fields(
+            schemaVersion: Self.currentSchemaVersion, id: id, token: token, productID: productID, productType: productType,
+            subscriptionGroupID: subscriptionGroupID, userID: userID, quantity: quantity, source: source, status: status,
+            createdAt: createdAt, paymentBeganAt: nil, paymentFinishedAt: nil, updatedAt: createdAt, verificationAttempts: 0,
+            nextAttemptAt: nil, hint: nil, lastErrorCode: nil, storeFailureReason: nil, transaction: nil, finishedAt: nil,
+            metadata: metadata))
     }
 
     /// The store transaction id, once paid.
@@ -112,6 +172,42 @@ public struct Order: Sendable, Hashable, Identifiable {
 
     /// Whether the store transaction has been finished.
     public var isFinished: Bool { finishedAt != nil }
+
+    /// Whether two orders hold the same values, every field compared.
+    public static func == (lhs: Order, rhs: Order) -> Bool {
+        lhs.box === rhs.box || lhs.box.fields == rhs.box.fields
+    }
+
+    /// Hashes every field, as equality compares them.
+    public func hash(into hasher: inout Hasher) {
+        box.fields.hash(into: &hasher)
+    }
+
+    /// The order's stored values, in one place for ``OrderBox``.
+    struct Fields: Hashable, Sendable {
+        var schemaVersion: Int
+        var id: String
+        var token: String?
+        var productID: String
+        var productType: ProductType?
+        var subscriptionGroupID: String?
+        var userID: String
+        var quantity: Int
+        var source: OrderSource
+        var status: OrderStatus
+        var createdAt: Date
+        var paymentBeganAt: Date?
+        var paymentFinishedAt: Date?
+        var updatedAt: Date
+        var verificationAttempts: Int
+        var nextAttemptAt: Date?
+        var hint: String?
+        var lastErrorCode: PurchaseKitError.Code?
+        var storeFailureReason: StoreFailureReason?
+        var transaction: StoreTransaction?
+        var finishedAt: Date?
+        var metadata: [String: String]
+    }
 
 }
 
@@ -143,6 +239,7 @@ extension Order: Codable {
                 forKey: .schemaVersion, in: c,
                 debugDescription: "Order schema version \(version) is newer than the supported \(Self.currentSchemaVersion).")
         }
+        self.init(id: "", productID: "", userID: "", createdAt: Date(timeIntervalSinceReferenceDate: 0))
         schemaVersion = version
         id = try c.decode(String.self, forKey: .id)
         token = version == 0 ? id : try c.decodeIfPresent(String.self, forKey: .token)
@@ -218,4 +315,16 @@ extension Order: CustomStringConvertible, CustomDebugStringConvertible, CustomRe
     }
 
     public var debugDescription: String { description }
+}
+
+/// Where an ``Order``'s values live. An order changes its box only when no
+/// other order shares it (copy on write), so a box is never changed while two
+/// threads can see it.
+///
+/// `@unchecked Sendable` is safe: `fields` is only written through
+/// `Order.makeUnique()`, by the one order that holds the box.
+final class OrderBox: @unchecked Sendable {
+    @exclusivity(unchecked) var fields: Order.Fields
+
+    init(_ fields: Order.Fields) { self.fields = fields }
 }
