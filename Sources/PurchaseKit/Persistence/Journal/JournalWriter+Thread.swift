@@ -47,11 +47,7 @@ extension JournalWriter {
                 case .wait, .stop:
                     q.isBusy = false
                     if case .wait = next { q.threadIsWaiting = true }
-                    if q.items.isEmpty {
-                        idle = q.idleWaiters
-                        q.idleWaiters = []
-                        q.writeWaitingBatch = false
-                    }
+                    idle = q.takeIdleWaitersIfEmpty()
                 }
                 return next
             }

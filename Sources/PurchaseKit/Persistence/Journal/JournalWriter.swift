@@ -143,6 +143,15 @@ final class JournalWriter: Sendable {
         /// the thread takes no work until it is done.
         var callerIsWriting = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// When nothing is queued, hands over those waiting for the writer to
+        /// be idle, for the caller to resume outside the lock; else none.
+        mutating func takeIdleWaitersIfEmpty() -> [CheckedContinuation<Void, Never>] {
+            guard items.isEmpty else { return [] }
+            writeWaitingBatch = false
+            defer { idleWaiters = [] }
+            return idleWaiters
+        }
     }
 
     let queue = Locked(Queue())
@@ -247,12 +256,7 @@ final class JournalWriter: Sendable {
             let (wakesThread, idle) = queue.withLock { q -> (Bool, [CheckedContinuation<Void, Never>]) in
                 q.callerIsWriting = false
                 q.isBusy = false
-                var idle: [CheckedContinuation<Void, Never>] = []
-                if q.items.isEmpty {
-                    idle = q.idleWaiters
-                    q.idleWaiters = []
-                    q.writeWaitingBatch = false
-                }
+                let idle = q.takeIdleWaitersIfEmpty()
                 guard (!q.items.isEmpty || q.isStopped), q.threadIsWaiting else { return (false, idle) }
                 q.threadIsWaiting = false
                 return (true, idle)
