@@ -1,115 +1,138 @@
 /// An ``OrderStore`` in memory: for tests, previews and the simulator. Nothing
 /// survives the process; use `JournalOrderStore` in an app.
-public actor InMemoryOrderStore: OrderStore {
-    private var open: [String: Order] = [:]
-    private var archived: [String: Order] = [:]
-    private var byTransaction: [String: String] = [:]
-    private var byToken: [String: String] = [:]
-    private var spendsByUser: [String: [String: ConsumableSpend]] = [:]
-    private var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
+///
+/// A class behind one lock rather than an actor: every call is a few
+/// dictionary operations, so it runs on the caller's thread instead of
+/// hopping to an executor of its own and back.
+public final class InMemoryOrderStore: OrderStore, Sendable {
+    private struct State: Sendable {
+        var open: [String: Order] = [:]
+        var archived: [String: Order] = [:]
+        var byTransaction: [String: String] = [:]
+        var byToken: [String: String] = [:]
+        var spendsByUser: [String: [String: ConsumableSpend]] = [:]
+        var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
 
-    /// Creates an empty store, or one holding `orders` as open orders.
-    public init(orders: [Order] = []) {
-        for order in orders {
-            open[order.id] = order
+        func order(id: String) -> Order? { open[id] ?? archived[id] }
+
+        mutating func insert(_ order: Order) {
+            // Unlink the old transaction and token only if they still point here: another order may have claimed them since.
+            if let old = open.updateValue(order, forKey: order.id) {
+                unlink(old, keeping: order)
+            } else if let old = archived.removeValue(forKey: order.id) {
+                unlink(old, keeping: order)
+            }
             if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
             if let token = order.token { byToken[token] = order.id }
         }
-    }
 
-    private func insert(_ order: Order) {
-        // Unlink the old transaction and token only if they still point here: another order may have claimed them since.
-        if let old = open[order.id] ?? archived[order.id] {
-            unlink(old, keeping: order)
-        }
-        archived[order.id] = nil
-        open[order.id] = order
-        if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
-        if let token = order.token { byToken[token] = order.id }
-    }
-
-    private func unlink(_ old: Order, keeping new: Order?) {
-        if let transaction = old.transactionID, transaction != new?.transactionID, byTransaction[transaction] == old.id {
-            byTransaction[transaction] = nil
-        }
-        if let token = old.token, token != new?.token, byToken[token] == old.id {
-            byToken[token] = nil
+        mutating func unlink(_ old: Order, keeping new: Order?) {
+            if let transaction = old.transactionID, transaction != new?.transactionID, byTransaction[transaction] == old.id {
+                byTransaction[transaction] = nil
+            }
+            if let token = old.token, token != new?.token, byToken[token] == old.id {
+                byToken[token] = nil
+            }
         }
     }
 
-    public func save(_ order: Order) {
-        insert(order)
+    private let state: Locked<State>
+
+    /// Creates an empty store, or one holding `orders` as open orders.
+    public init(orders: [Order] = []) {
+        var state = State()
+        for order in orders {
+            state.open[order.id] = order
+            if let transactionID = order.transactionID { state.byTransaction[transactionID] = order.id }
+            if let token = order.token { state.byToken[token] = order.id }
+        }
+        self.state = Locked(state)
     }
 
-    public func loadOpenOrders() -> OrderLoadReport {
-        OrderLoadReport(orders: open.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
+    public func save(_ order: Order) async {
+        state.withLock { $0.insert(order) }
     }
 
-    public func openOrders(forUser userID: String) -> [Order] {
-        open.values.filter { $0.userID == userID }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    public func loadOpenOrders() async -> OrderLoadReport {
+        OrderLoadReport(orders: Self.chronological(state.withLock { Array($0.open.values) }))
     }
 
-    public func orders(forUser userID: String) -> [Order] {
-        (open.values.filter { $0.userID == userID } + archived.values.filter { $0.userID == userID })
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    public func openOrders(forUser userID: String) async -> [Order] {
+        Self.chronological(state.withLock { $0.open.values.filter { $0.userID == userID } })
     }
 
-    public func order(id: String) -> Order? {
-        open[id] ?? archived[id]
+    public func orders(forUser userID: String) async -> [Order] {
+        Self.chronological(state.withLock { $0.open.values.filter { $0.userID == userID } + $0.archived.values.filter { $0.userID == userID } })
     }
 
-    public func order(transactionID: String) -> Order? {
-        byTransaction[transactionID].flatMap { open[$0] ?? archived[$0] }
+    public func order(id: String) async -> Order? {
+        state.withLock { $0.order(id: id) }
+    }
+
+    public func order(transactionID: String) async -> Order? {
+        state.withLock { s in s.byTransaction[transactionID].flatMap { s.order(id: $0) } }
     }
 
     /// The order whose payment carried `token`, open or archived. Archived
     /// orders are kept whole for the life of the store.
-    public func order(token: String) -> Order? {
-        byToken[token].flatMap { open[$0] ?? archived[$0] }
+    public func order(token: String) async -> Order? {
+        state.withLock { s in s.byToken[token].flatMap { s.order(id: $0) } }
     }
 
-    public func archive(orderID: String) throws {
-        guard let order = open.removeValue(forKey: orderID) else {
+    public func archive(orderID: String) async throws {
+        let moved = state.withLock { s -> Bool in
+            guard let order = s.open.removeValue(forKey: orderID) else { return false }
+            s.archived[orderID] = order
+            return true
+        }
+        guard moved else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)' to archive.",
                                    advice: "Reload the open orders; it may have been archived already.", orderID: orderID)
         }
-        archived[orderID] = order
     }
 
-    public func remove(orderID: String) {
-        if let order = open.removeValue(forKey: orderID) ?? archived.removeValue(forKey: orderID) {
-            unlink(order, keeping: nil)
+    public func remove(orderID: String) async {
+        state.withLock { s in
+            if let order = s.open.removeValue(forKey: orderID) ?? s.archived.removeValue(forKey: orderID) {
+                s.unlink(order, keeping: nil)
+            }
         }
     }
 
-    // `async throws` like the requirement, so that a call on this type never
-    // picks the protocol extension's default instead.
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
-        if let stored = spendsByUser[spend.userID]?[spend.id] { return stored }
-        spendsByUser[spend.userID, default: [:]][spend.id] = spend
-        return spend
+        state.withLock { s in
+            if let stored = s.spendsByUser[spend.userID]?[spend.id] { return stored }
+            s.spendsByUser[spend.userID, default: [:]][spend.id] = spend
+            return spend
+        }
     }
 
     public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
-        ConsumableSpend.chronological((spendsByUser[userID] ?? [:]).values)
+        ConsumableSpend.chronological(state.withLock { ($0.spendsByUser[userID] ?? [:]).values })
     }
 
     public func saveRenewalState(_ record: RenewalStateRecord) async throws {
-        guard record.replaces(renewalsByUser[record.userID]?[record.originalTransactionID]) else { return }
-        renewalsByUser[record.userID, default: [:]][record.originalTransactionID] = record
+        state.withLock { s in
+            guard record.replaces(s.renewalsByUser[record.userID]?[record.originalTransactionID]) else { return }
+            s.renewalsByUser[record.userID, default: [:]][record.originalTransactionID] = record
+        }
     }
 
     public func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] {
-        RenewalStateRecord.sorted((renewalsByUser[userID] ?? [:]).values)
+        RenewalStateRecord.sorted(state.withLock { ($0.renewalsByUser[userID] ?? [:]).values })
     }
 
     /// Every order, open and archived, oldest first (for tests and diagnostics).
-    public func allOrders() -> [Order] {
-        (Array(open.values) + Array(archived.values)).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    public func allOrders() async -> [Order] {
+        Self.chronological(state.withLock { Array($0.open.values) + Array($0.archived.values) })
     }
 
     /// Every archived order (for tests and diagnostics).
-    public func archivedOrders() -> [Order] {
-        archived.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    public func archivedOrders() async -> [Order] {
+        Self.chronological(state.withLock { Array($0.archived.values) })
+    }
+
+    private static func chronological(_ orders: [Order]) -> [Order] {
+        orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 }

@@ -45,10 +45,23 @@ final class FaultPlan: Sendable {
     let seed: UInt64
     let rates: Rates
     private let state = Locked(State())
+    /// The hash of the seed alone: every draw hashes the seed, then its own
+    /// words, so each starts from here instead of hashing the seed again.
+    private let seeded: StableHash
 
     init(seed: UInt64, rates: Rates) {
         self.seed = seed
         self.rates = rates
+        var seeded = StableHash()
+        seeded.combine(String(seed))
+        self.seeded = seeded
+    }
+
+    /// `StableHash.of([String(seed)] + words)`.
+    private func hash(_ words: String...) -> UInt64 {
+        var hash = seeded
+        for word in words { hash.combine(word) }
+        return hash.value
     }
 
     /// Switches every fault off (the "faults stop" phase) or on.
@@ -74,7 +87,7 @@ final class FaultPlan: Sendable {
             return s.occurrences[key, default: 0]
         }
         guard let occurrence else { return nil }
-        var generator = SeededRandomNumberGenerator(seed: StableHash.of([String(seed), key, String(occurrence)]))
+        var generator = SeededRandomNumberGenerator(seed: hash(key, String(occurrence)))
         return Double.random(in: 0..<1, using: &generator)
     }
 
@@ -103,7 +116,7 @@ final class FaultPlan: Sendable {
     /// Whether the receipt of a transaction is forged (the verifier always
     /// rejects it): fixed per transaction, faults on or off.
     func isForged(transactionID: String) -> Bool {
-        var generator = SeededRandomNumberGenerator(seed: StableHash.of([String(seed), "forged", transactionID]))
+        var generator = SeededRandomNumberGenerator(seed: hash("forged", transactionID))
         return Double.random(in: 0..<1, using: &generator) < rates.forged
     }
 }

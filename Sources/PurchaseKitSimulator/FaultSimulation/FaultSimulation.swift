@@ -181,29 +181,34 @@ public struct FaultSimulation: Sendable {
         let count = max(0, options.runs)
         let width = max(1, min(options.parallelism, count))
         await withTaskGroup(of: (Int, RunResult).self) { group in
+            // `width` runs are in flight at any time. A long run holds back
+            // the report, not the runs behind it: finished runs wait in
+            // `finished` until every run before them is in.
             var started = 0
+            var running = 0
             var finished: [Int: RunResult] = [:]
             var reported = 0
+            func take(_ index: Int, _ result: RunResult) {
+                running -= 1
+                finished[index] = result
+                while let result = finished.removeValue(forKey: reported) {
+                    report.add(result, replayCommand: replayCommand(seed: result.seed))
+                    reported += 1
+                }
+            }
             while started < count {
-                if started - reported >= width, let (index, result) = await group.next() {
-                    finished[index] = result
-                    while let result = finished.removeValue(forKey: reported) {
-                        report.add(result, replayCommand: replayCommand(seed: result.seed))
-                        reported += 1
-                    }
+                if running >= width, let (index, result) = await group.next() {
+                    take(index, result)
                     continue
                 }
                 let index = started
                 let seed = options.firstSeed &+ UInt64(index)
                 group.addTask { (index, await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage)) }
                 started += 1
+                running += 1
             }
             while let (index, result) = await group.next() {
-                finished[index] = result
-            }
-            while let result = finished.removeValue(forKey: reported) {
-                report.add(result, replayCommand: replayCommand(seed: result.seed))
-                reported += 1
+                take(index, result)
             }
         }
         report.seconds = Date().timeIntervalSince(started)

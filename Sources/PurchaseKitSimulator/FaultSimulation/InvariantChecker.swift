@@ -170,8 +170,9 @@ struct InvariantChecker {
         }
         let scanner = SecretScanner(secrets)
         for record in world.log.records {
-            let text = ([record.message] + record.metadata.flatMap { [$0.key, $0.value] }).joined(separator: "\u{1}")
-            if scanner.isFound(in: text) {
+            // Each part on its own: no secret spans the message and a metadata entry.
+            if scanner.isFound(in: record.message)
+                || record.metadata.contains(where: { scanner.isFound(in: $0.key) || scanner.isFound(in: $0.value) }) {
                 verdict.count(\.secretLeaks, "a log line leaks a receipt or token: \"\(record.message)\"")
             }
         }

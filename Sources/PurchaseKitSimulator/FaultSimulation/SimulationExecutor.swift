@@ -12,11 +12,17 @@ import PurchaseKit
 /// the thread sanitizer.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked: `jobs` and `stopping` are only touched with `condition` locked.
+    // @unchecked: `jobs`, `stopping` and `threadWaits` are only touched with
+    // `condition` locked; `batch` and `batchHead` only on the executor's own
+    // thread (its loop, and the jobs the loop runs).
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private var head = 0
     private var stopping = false
+    private var threadWaits = false
+    /// The jobs taken from `jobs` at once, run in order before the next take:
+    /// one lock per batch instead of one per job, and the same order.
+    private var batch: [UnownedJob] = []
+    private var batchHead = 0
 
     private init() {}
 
@@ -24,7 +30,7 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
-        condition.signal()
+        if threadWaits { condition.signal() }
         condition.unlock()
     }
 
@@ -44,25 +50,29 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
 
     private func loop() {
         let executor = asUnownedTaskExecutor()
-        while let job = next() {
-            job.runSynchronously(on: executor)
+        while takeBatch() {
+            while batchHead < batch.count {
+                let job = batch[batchHead]
+                batchHead += 1
+                job.runSynchronously(on: executor)
+            }
         }
     }
 
-    private func next() -> UnownedJob? {
+    /// Moves every queued job to `batch`; false once stopped with nothing queued.
+    private func takeBatch() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while head == jobs.count {
-            if stopping { return nil }
+        while jobs.isEmpty {
+            if stopping { return false }
+            threadWaits = true
             condition.wait()
+            threadWaits = false
         }
-        let job = jobs[head]
-        head += 1
-        if head == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return job
+        batch.removeAll(keepingCapacity: true)
+        batchHead = 0
+        swap(&batch, &jobs)
+        return true
     }
 
     /// Lets the thread end once the jobs already queued have run. Tasks left
@@ -75,11 +85,13 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Whether jobs other than the running one wait on this thread.
+    /// Whether jobs other than the running one wait on this thread. Asked
+    /// only by a job this executor runs, so on its own thread.
     private var hasReadyJobs: Bool {
+        if batchHead < batch.count { return true }
         condition.lock()
         defer { condition.unlock() }
-        return head < jobs.count
+        return !jobs.isEmpty
     }
 
     private struct Starter: SimulationTaskStarter {

@@ -111,18 +111,43 @@ final class SimulationRun {
     }
 
     /// The world in a canonical form: what must be the same on every replay.
+    /// Built by appending to one string: a step's snapshot grows with the
+    /// history, and it is made after every step.
     func snapshot(_ orders: [Order], account: AccountView, credits: [Credit]) -> String {
-        var text = "orders["
+        var text = ""
+        text.reserveCapacity(96 + orders.count * 48 + (credits.count + account.records.count) * 24)
+        text += "orders["
         for (index, order) in orders.enumerated() {
             if index > 0 { text += " " }
-            text += order.id + ":" + order.userID + ":" + order.status.rawValue + ":" + (order.transactionID ?? "-")
+            text += order.id
+            text += ":"
+            text += order.userID
+            text += ":"
+            text += order.status.rawValue
+            text += ":"
+            text += order.transactionID ?? "-"
             if order.isFinished { text += "f" }
         }
-        text += "] credits[" + credits.map { $0.transactionID + ">" + $0.userID }.sorted().joined(separator: " ")
-        let unfinished = account.records.filter { !$0.isFinished }.map(\.transaction.id) + account.unfinishedPayments
-        text += "] unfinished[" + unfinished.sorted().joined(separator: " ")
-        text += "] pending \(account.pendingCount) held \(account.heldCount) t \(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))"
+        text += "] credits["
+        append(credits.map { $0.transactionID + ">" + $0.userID }.sorted(), to: &text)
+        text += "] unfinished["
+        var unfinished = account.unfinishedPayments
+        for record in account.records where !record.isFinished { unfinished.append(record.transaction.id) }
+        append(unfinished.sorted(), to: &text)
+        text += "] pending "
+        text += String(account.pendingCount)
+        text += " held "
+        text += String(account.heldCount)
+        text += " t "
+        text += String(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))
         return text
+    }
+
+    private func append(_ words: [String], to text: inout String) {
+        for (index, word) in words.enumerated() {
+            if index > 0 { text += " " }
+            text += word
+        }
     }
 
     // MARK: The quiet phase

@@ -84,38 +84,42 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
     /// Receipts written by earlier versions (a JSON payload) still open.
     func open(_ receipt: Data) -> Result<Payload, ReceiptProblem> {
         guard let text = String(data: receipt, encoding: .utf8) else { return .failure(.garbled) }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Split on bytes: the separators are ASCII, and a split on characters
+        // would run grapheme breaking over the whole receipt.
+        let parts = Self.split(text, on: UInt8(ascii: "."))
         guard parts.count == 3, parts[0] == Self.prefix || parts[0] == Self.jsonPrefix else { return .failure(.garbled) }
         guard checksum(of: parts[1]) == parts[2] else { return .failure(.badSignature) }
         guard let body = Data(base64Encoded: parts[1]) else { return .failure(.garbled) }
         let payload = parts[0] == Self.prefix
-            ? Payload(fields: String(decoding: body, as: UTF8.self).components(separatedBy: Self.separator))
+            ? Payload(fields: Self.split(String(decoding: body, as: UTF8.self), on: 0x1F))
             : try? JSONDecoder().decode(Payload.self, from: body)
         guard let payload else { return .failure(.garbled) }
         return .success(payload)
     }
 
+    /// `text` cut at every `separator` byte (an ASCII one), empty pieces kept.
+    private static func split(_ text: String, on separator: UInt8) -> [String] {
+        text.utf8.split(separator: separator, omittingEmptySubsequences: false).map { String(Substring($0)) }
+    }
+
     /// Two 64-bit FNV-1a passes over key, body and key, each finished with a
     /// SplitMix64 mix; hex of both.
     func checksum(of body: String) -> String {
-        // Over the bytes in place: no array is built for them.
-        func mix(_ hash: inout UInt64, _ byte: UInt8) {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+        // Both passes in one walk over the bytes in place: no array is built for them.
+        var high: UInt64 = 0xCBF2_9CE4_8422_2325
+        var low: UInt64 = 0x8422_2325_CBF2_9CE4
+        func mix(_ byte: UInt8) {
+            high = (high ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            low = (low ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
-        func pass(_ basis: UInt64) -> UInt64 {
-            var hash = basis
-            for byte in key.utf8 { mix(&hash, byte) }
-            mix(&hash, 0)
-            for byte in body.utf8 { mix(&hash, byte) }
-            mix(&hash, 0)
-            for byte in key.utf8 { mix(&hash, byte) }
-            var mixer = SeededRandomNumberGenerator(seed: hash)
-            return mixer.next()
-        }
-        let high = pass(0xCBF2_9CE4_8422_2325)
-        let low = pass(0x8422_2325_CBF2_9CE4)
-        return String(high, radix: 16) + String(low, radix: 16)
+        for byte in key.utf8 { mix(byte) }
+        mix(0)
+        for byte in body.utf8 { mix(byte) }
+        mix(0)
+        for byte in key.utf8 { mix(byte) }
+        var highMixer = SeededRandomNumberGenerator(seed: high)
+        var lowMixer = SeededRandomNumberGenerator(seed: low)
+        return String(highMixer.next(), radix: 16) + String(lowMixer.next(), radix: 16)
     }
 }
 
