@@ -194,10 +194,12 @@ public actor PurchaseEngine {
 
     // MARK: Logging
 
-    func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String] = [:]) {
+    func log(_ level: PurchaseLogLevel, _ message: @autoclosure () -> String,
+             _ metadata: @autoclosure () -> [String: String] = [:]) {
         let handler = configuration.logHandler
+        // A line the handler drops costs no string or dictionary.
         guard level >= handler.minimumLevel else { return }
-        handler.log(LogRecord(level: level, message: message, metadata: LogRedaction.redact(metadata), date: clock.now))
+        handler.log(LogRecord(level: level, message: message(), metadata: LogRedaction.redact(metadata()), date: clock.now))
     }
 
     // MARK: Tracked work

@@ -67,7 +67,7 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
     /// carried JSON, which cost a tenth of a fault-simulation run to write and read.
     private static let prefix = "PKSR2"
     private static let jsonPrefix = "PKSR1"
-    private static let separator = "\u{1F}"
+    private static let separatorByte: UInt8 = 0x1F
 
     /// The receipt of `transaction`.
     func receipt(for transaction: StoreTransaction) -> Data {
@@ -76,8 +76,23 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
             productID: transaction.productID, quantity: transaction.quantity,
             purchaseDate: transaction.purchaseDate, expirationDate: transaction.expirationDate,
             environment: transaction.environment)
-        let body = Data(payload.fields.joined(separator: Self.separator).utf8).base64EncodedString()
-        return Data("\(Self.prefix).\(body).\(checksum(of: body))".utf8)
+        // Bytes all the way: the same receipt as joining the fields, encoding
+        // them and interpolating the parts, without the strings in between.
+        var fields: [UInt8] = []
+        fields.reserveCapacity(160)
+        for (index, field) in payload.fields.enumerated() {
+            if index > 0 { fields.append(Self.separatorByte) }
+            fields.append(contentsOf: field.utf8)
+        }
+        let body = Data(fields).base64EncodedData()
+        let sum = checksum(ofBytes: body)
+        var receipt = Data(capacity: Self.prefix.utf8.count + body.count + sum.utf8.count + 2)
+        receipt.append(contentsOf: Self.prefix.utf8)
+        receipt.append(UInt8(ascii: "."))
+        receipt.append(body)
+        receipt.append(UInt8(ascii: "."))
+        receipt.append(contentsOf: sum.utf8)
+        return receipt
     }
 
     /// Reads a receipt, or says why it cannot be trusted (never echoing its content).
@@ -91,7 +106,7 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
         guard checksum(of: parts[1]) == parts[2] else { return .failure(.badSignature) }
         guard let body = Data(base64Encoded: parts[1]) else { return .failure(.garbled) }
         let payload = parts[0] == Self.prefix
-            ? Payload(fields: Self.split(String(decoding: body, as: UTF8.self), on: 0x1F))
+            ? Payload(fields: Self.split(String(decoding: body, as: UTF8.self), on: Self.separatorByte))
             : try? JSONDecoder().decode(Payload.self, from: body)
         guard let payload else { return .failure(.garbled) }
         return .success(payload)
@@ -105,6 +120,10 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
     /// Two 64-bit FNV-1a passes over key, body and key, each finished with a
     /// SplitMix64 mix; hex of both.
     func checksum(of body: String) -> String {
+        checksum(ofBytes: body.utf8)
+    }
+
+    private func checksum<Bytes: Sequence<UInt8>>(ofBytes body: Bytes) -> String {
         // Both passes in one walk over the bytes in place: no array is built for them.
         var high: UInt64 = 0xCBF2_9CE4_8422_2325
         var low: UInt64 = 0x8422_2325_CBF2_9CE4
@@ -114,7 +133,7 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
         }
         for byte in key.utf8 { mix(byte) }
         mix(0)
-        for byte in body.utf8 { mix(byte) }
+        for byte in body { mix(byte) }
         mix(0)
         for byte in key.utf8 { mix(byte) }
         var highMixer = SeededRandomNumberGenerator(seed: high)
