@@ -85,14 +85,17 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
             fields.append(contentsOf: field.utf8)
         }
         let body = Data(fields).base64EncodedData()
-        let sum = checksum(ofBytes: body)
-        var receipt = Data(capacity: Self.prefix.utf8.count + body.count + sum.utf8.count + 2)
+        var receipt: [UInt8] = []
+        receipt.reserveCapacity(body.count + 48)
         receipt.append(contentsOf: Self.prefix.utf8)
         receipt.append(UInt8(ascii: "."))
-        receipt.append(body)
+        let sum = body.withUnsafeBytes { bytes in
+            receipt.append(contentsOf: bytes)
+            return checksum(ofBytes: bytes)
+        }
         receipt.append(UInt8(ascii: "."))
         receipt.append(contentsOf: sum.utf8)
-        return receipt
+        return Data(receipt)
     }
 
     /// Reads a receipt, or says why it cannot be trusted (never echoing its content).
