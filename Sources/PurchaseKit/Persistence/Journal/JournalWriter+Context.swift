@@ -1,0 +1,85 @@
+import Foundation
+
+extension JournalWriter {
+    /// What the thread works with: only the one holding the loop's lock touches it.
+    struct Context {
+        let fileSystem: any FileSystem
+        /// The folder holding the journal files and the snapshots.
+        let folder: String
+        /// How much room a journal file reserves at a time (0: none).
+        let reservation: Int
+        let queue: Locked<Queue>
+        /// The journal being appended to, once its first record is written.
+        var journal: OpenJournal?
+        /// The generation of the next journal file to create.
+        var nextGeneration: UInt64 = 1
+        /// Why writing stopped, until the store reloads.
+        private(set) var failure: FileSystemError?
+
+        /// Closes the journal; the next record starts the file of `nextGeneration`.
+        mutating func reset(nextGeneration: UInt64) {
+            closeJournal()
+            self.nextGeneration = nextGeneration
+            failure = nil
+            queue.withLock { $0.hasFailed = false }
+        }
+
+        /// Flushes and closes the journal; the next record starts the file of
+        /// `generation`. The flush keeps records durable in the order they were
+        /// made: a flush of the new file must not make a record durable while an
+        /// earlier one, left unflushed in the old file, can still be lost.
+        mutating func rotate(to generation: UInt64) {
+            if failure == nil {
+                do throws(FileSystemError) {
+                    try flushJournal()
+                } catch {
+                    fail(error)
+                }
+            }
+            closeJournal()
+            nextGeneration = generation
+        }
+
+        /// Makes everything written to the journal durable: its data, and its directory entry.
+        mutating func flushJournal() throws(FileSystemError) {
+            guard var open = journal else { return }
+            if open.hasUnflushedBytes {
+                try fileSystem.synchronizeData(open.descriptor, path: open.path)
+                open.hasUnflushedBytes = false
+                journal = open
+            }
+            if !open.entryIsDurable {
+                try fileSystem.synchronizeDirectory(atPath: folder)
+                open.entryIsDurable = true
+                journal = open
+            }
+        }
+
+        /// Closes the journal file, if one is open. A close error changes
+        /// nothing: whatever was flushed is durable, and the rest never was.
+        mutating func closeJournal() {
+            if let journal { try? fileSystem.close(journal.descriptor, path: journal.path) }
+            journal = nil
+        }
+
+        mutating func fail(_ error: FileSystemError) {
+            failure = error
+            closeJournal()
+            queue.withLock { $0.hasFailed = true }
+        }
+    }
+
+    /// An open journal file.
+    struct OpenJournal {
+        var descriptor: Int32
+        var path: String
+        /// Bytes written: where the next record goes.
+        var size = 0
+        /// Bytes reserved with `fallocate` (zeros until written).
+        var reserved = 0
+        /// Bytes were written since the last flush.
+        var hasUnflushedBytes = false
+        /// The file's directory entry is durable, so a flushed record in it survives a power loss.
+        var entryIsDurable = false
+    }
+}
