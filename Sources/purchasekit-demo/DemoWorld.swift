@@ -162,6 +162,6 @@ struct DemoWorld: Sendable {
         for user in await backend.state.users {
             for order in try await orderStore.orders(forUser: user) { byID[order.id] = order }
         }
-        return byID.values.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return byID.values.sorted(by: Order.creationOrder)
     }
 }

@@ -59,6 +59,6 @@ struct Summary {
         for user in await users(nil) {
             printUser(try await entry(for: user))
         }
-        printOpenOrders(try await world.orderStore.loadOpenOrders().orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) })
+        printOpenOrders(try await world.orderStore.loadOpenOrders().orders.sorted(by: Order.creationOrder))
     }
 }

@@ -97,7 +97,7 @@ struct OpenOrders {
             var seen = Set<String>(minimumCapacity: ids.count)
             ids.removeAll { !seen.insert($0).inserted }
         }
-        return ids.compactMap { byID[$0] }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        return ids.compactMap { byID[$0] }.sorted(by: Order.creationOrder)
     }
 
     /// What an order is filed under.

@@ -6,7 +6,7 @@ extension PurchaseEngine {
     public func openOrders(user userID: String? = nil) -> [Order] {
         orders.values
             .filter { userID == nil || $0.userID == userID }
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            .sorted(by: Order.creationOrder)
     }
 
     /// What the user owns now: non-consumables, subscriptions whose period

@@ -21,7 +21,7 @@ extension PurchaseEngine {
         }
         let due = orders.values
             .filter { machine.retryEvent(for: $0) != nil && (userID == nil || $0.userID == userID) }
-            .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+            .sorted(by: Order.creationOrder)
         log(.info, "Retrying pending deliveries", ["count": "\(due.count)", "user": userID ?? "all"])
         await runInLane(due.map(\.id), .retry)
         var result: [Order] = []

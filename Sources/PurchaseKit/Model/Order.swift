@@ -280,3 +280,10 @@ extension Order: CustomStringConvertible, CustomDebugStringConvertible, CustomRe
     public var debugDescription: String { description }
 }
 
+extension Order {
+    /// Oldest first; the id breaks ties so the order is stable. Every list of
+    /// orders the library returns or works through is in this order.
+    package static func creationOrder(_ lhs: Order, _ rhs: Order) -> Bool {
+        (lhs.createdAt, lhs.id) < (rhs.createdAt, rhs.id)
+    }
+}

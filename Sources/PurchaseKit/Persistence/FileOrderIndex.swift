@@ -58,7 +58,7 @@ struct FileOrderIndex {
 
     /// The open orders of one user, oldest first.
     func openOrders(forUser userID: String) -> [Order] {
-        (openIDsByUser[userID] ?? []).compactMap { openOrders[$0] }.sorted(by: Self.creationOrder)
+        (openIDsByUser[userID] ?? []).compactMap { openOrders[$0] }.sorted(by: Order.creationOrder)
     }
 
     /// Every archived order's id and entry (not the compacted ones).
@@ -133,10 +133,5 @@ struct FileOrderIndex {
         openOrders[id] = nil
         openIDsByUser[userID]?.remove(id)
         if openIDsByUser[userID]?.isEmpty == true { openIDsByUser[userID] = nil }
-    }
-
-    /// Oldest first; the id breaks ties so the order is stable.
-    static func creationOrder(_ lhs: Order, _ rhs: Order) -> Bool {
-        (lhs.createdAt, lhs.id) < (rhs.createdAt, rhs.id)
     }
 }

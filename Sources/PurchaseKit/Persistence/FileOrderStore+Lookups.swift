@@ -9,7 +9,7 @@ extension FileOrderStore {
         try loadIfNeeded()
         let problems = unreportedProblems
         unreportedProblems = []
-        return OrderLoadReport(orders: index.openOrders.values.sorted(by: FileOrderIndex.creationOrder),
+        return OrderLoadReport(orders: index.openOrders.values.sorted(by: Order.creationOrder),
                                problems: problems)
     }
 
@@ -32,7 +32,7 @@ extension FileOrderStore {
         for id in index.orderIDs(forUser: userID) {
             if let order = try order(id: id) { result.append(order) }
         }
-        return result.sorted(by: FileOrderIndex.creationOrder)
+        return result.sorted(by: Order.creationOrder)
     }
 
     /// The order with this id, open, archived or compacted (archived ones are
@@ -77,7 +77,7 @@ extension FileOrderStore {
             if let order = try readArchived(id: id, entry: entry) { orders.append(order) }
         }
         for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
-        return orders.sorted(by: FileOrderIndex.creationOrder)
+        return orders.sorted(by: Order.creationOrder)
     }
 
     /// Every order, open, archived and compacted, oldest first (for the fault
@@ -96,6 +96,6 @@ extension FileOrderStore {
             }
         }
         for (id, order) in ledger.records where index.entry(for: id)?.place == .ledger { orders.append(order) }
-        return orders.sorted(by: FileOrderIndex.creationOrder)
+        return orders.sorted(by: Order.creationOrder)
     }
 }

@@ -54,15 +54,15 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
     }
 
     public func loadOpenOrders() async -> OrderLoadReport {
-        OrderLoadReport(orders: Self.chronological(state.withLock { Array($0.open.values) }))
+        OrderLoadReport(orders: state.withLock { Array($0.open.values) }.sorted(by: Order.creationOrder))
     }
 
     public func openOrders(forUser userID: String) async -> [Order] {
-        Self.chronological(state.withLock { $0.open.values.filter { $0.userID == userID } })
+        state.withLock { $0.open.values.filter { $0.userID == userID } }.sorted(by: Order.creationOrder)
     }
 
     public func orders(forUser userID: String) async -> [Order] {
-        Self.chronological(state.withLock { $0.open.values.filter { $0.userID == userID } + $0.archived.values.filter { $0.userID == userID } })
+        state.withLock { $0.open.values.filter { $0.userID == userID } + $0.archived.values.filter { $0.userID == userID } }.sorted(by: Order.creationOrder)
     }
 
     public func order(id: String) async -> Order? {
@@ -124,15 +124,11 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
 
     /// Every order, open and archived, oldest first (for tests and diagnostics).
     public func allOrders() async -> [Order] {
-        Self.chronological(state.withLock { Array($0.open.values) + Array($0.archived.values) })
+        state.withLock { Array($0.open.values) + Array($0.archived.values) }.sorted(by: Order.creationOrder)
     }
 
     /// Every archived order (for tests and diagnostics).
     public func archivedOrders() async -> [Order] {
-        Self.chronological(state.withLock { Array($0.archived.values) })
-    }
-
-    private static func chronological(_ orders: [Order]) -> [Order] {
-        orders.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        state.withLock { Array($0.archived.values) }.sorted(by: Order.creationOrder)
     }
 }
