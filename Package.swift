@@ -4,6 +4,12 @@ import PackageDescription
 // The root package uses the Swift toolchain alone: no package dependencies.
 // Development tooling that needs packages (benchmarks) lives in its own
 // sub-package that depends on this one by path.
+// A nonisolated async function runs where it is called from, as Swift 6.2
+// proposes (SE-0461), instead of hopping to the global executor and back: a
+// call from the engine into the order store or the payment queue then costs
+// no switch of executor. Compilers before 6.2 ignore the setting and hop.
+let callerIsolation: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "PurchaseKit",
     platforms: [
@@ -19,11 +25,12 @@ let package = Package(
         .executable(name: "purchasekit-demo", targets: ["purchasekit-demo"]),
     ],
     targets: [
-        .target(name: "PurchaseKit"),
+        .target(name: "PurchaseKit", swiftSettings: callerIsolation),
         .target(
             name: "PurchaseKitSimulator",
             dependencies: ["PurchaseKit"],
-            resources: [.copy("Resources/Sample.storekit")]
+            resources: [.copy("Resources/Sample.storekit")],
+            swiftSettings: callerIsolation
         ),
         // The App Store adapter. Where StoreKit is absent (Linux), its StoreKit
         // code compiles against StoreKitInterface, a transcription of the part

@@ -50,6 +50,9 @@ extension PurchaseEngine {
         @_spi(Testing) public var jitterSeed: UInt64?
         /// Where the engine's own tasks start; the fault simulation replaces it.
         package var taskStarter: any TaskStarter = DefaultTaskStarter()
+        /// The serial executor the engine runs on; nil (an app) for one of its
+        /// own, as any actor has. The fault simulation shares its run's.
+        package var executor: UnownedSerialExecutor?
         /// Order tokens come from the system's cryptographic random source;
         /// only a simulation, which must replay, sets a seed.
         package var orderTokenSeed: UInt64?

@@ -16,6 +16,10 @@ import Foundation
 /// performs their actions (persist first, then talk to the verifier or the
 /// store) and never moves an order outside ``OrderTransitionTable``.
 public actor PurchaseEngine {
+    /// A default actor's executor, unless a simulation gives it its own.
+    private nonisolated let actorExecutor: ActorExecutor
+    /// The serial executor the engine runs on: in an app, a default actor's.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
     let configuration: Configuration
     let machine: OrderStateMachine
     var random: SeededRandomNumberGenerator
@@ -78,6 +82,7 @@ public actor PurchaseEngine {
     public init(configuration: Configuration) throws(PurchaseKitError) {
         try configuration.validate()
         self.configuration = configuration
+        self.actorExecutor = ActorExecutor(configuration.executor)
         self.machine = OrderStateMachine(
             retryPolicy: configuration.policies.retryPolicy,
             finishesAfterDelivery: configuration.policies.finishPolicy == .afterDelivery)

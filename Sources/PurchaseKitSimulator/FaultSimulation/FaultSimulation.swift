@@ -223,7 +223,9 @@ public struct FaultSimulation: Sendable {
     /// Runs one seed in a world with a deliberate defect.
     public static func runOne(seed: UInt64, maximumPurchases: Int = 20, sabotage: Sabotage) async -> RunResult {
         await onOwnExecutor { starter in
-            await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter).execute()
+            await WorldIsolation(starter: starter).run { _ in
+                await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter).execute()
+            }
         }
     }
 }

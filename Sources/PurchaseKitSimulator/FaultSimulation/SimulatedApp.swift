@@ -55,6 +55,7 @@ final class SimulatedApp: Sendable {
             limits: .init(maximumConcurrentPurchases: 64, storeTimeout: storeTimeout, verificationTimeout: 20))
         configuration.jitterSeed = world.seed &+ UInt64(index)
         configuration.taskStarter = world.starter
+        configuration.executor = world.executor
         configuration.orderTokenSeed = world.seed &* 0x9E37_79B9 &+ UInt64(index)
         // The configuration is built from valid constants.
         let engine = try! PurchaseEngine(configuration: configuration)

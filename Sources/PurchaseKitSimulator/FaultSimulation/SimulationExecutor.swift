@@ -10,8 +10,14 @@ import PurchaseKit
 /// not of how the operating system schedules threads: a seed replays byte
 /// for byte on an idle or a busy machine, with one core or many, and under
 /// the thread sanitizer.
+///
+/// It is also the serial executor of the world's actors (the engine, the
+/// store, the server, the driver's ``WorldIsolation``), and runs every job as
+/// isolated to itself: only one job runs at a time, on its one thread, so
+/// whatever runs here has them all to itself. A call from one of them to
+/// another then runs on the spot instead of being queued as a job.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
-final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
+final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendable {
     // @unchecked: `jobs`, `stopping` and `threadWaits` are only touched with
     // `condition` locked; `batch` and `batchHead` only on the executor's own
     // thread (its loop, and the jobs the loop runs).
@@ -50,11 +56,12 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
 
     private func loop() {
         let executor = asUnownedTaskExecutor()
+        let serial = asUnownedSerialExecutor()
         while takeBatch() {
             while batchHead < batch.count {
                 let job = batch[batchHead]
                 batchHead += 1
-                job.runSynchronously(on: executor)
+                job.runSynchronously(isolatedTo: serial, taskExecutor: executor)
             }
         }
     }
@@ -97,6 +104,8 @@ final class SimulationExecutor: TaskExecutor, @unchecked Sendable {
     private struct Starter: SimulationTaskStarter {
         let executor: SimulationExecutor
 
+        var serialExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
         func runReadyJobs() async {
             // The caller runs on this executor: each yield puts it behind
             // every job already queued, so when the queue holds nothing else,
@@ -118,6 +127,28 @@ protocol SimulationTaskStarter: TaskStarter {
     /// was resumed (a purchase call answered, a timer fired) has run as far as
     /// it can without the clock moving or another step.
     func runReadyJobs() async
+
+    /// The serial executor of the world's thread, for the world's actors.
+    var serialExecutor: UnownedSerialExecutor { get }
+}
+
+/// The isolation a run's driver works in: on the run's thread, the run's
+/// serial executor, shared with the engine, the store and the server, so
+/// that the driver's calls into them and their answers switch nothing.
+/// Without task executors (older Apple platforms), a default actor's.
+actor WorldIsolation {
+    private nonisolated let actorExecutor: ActorExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
+
+    init(starter: any TaskStarter) {
+        actorExecutor = ActorExecutor((starter as? any SimulationTaskStarter)?.serialExecutor)
+    }
+
+    /// Runs `body` isolated to this actor: the driver's code, and everything
+    /// it calls that runs where it is called from, on the run's executor.
+    func run<T: Sendable>(_ body: @Sendable (isolated WorldIsolation) async -> T) async -> T {
+        await body(self)
+    }
 }
 
 extension FaultSimulation {

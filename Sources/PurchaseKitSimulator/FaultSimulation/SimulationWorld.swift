@@ -33,6 +33,9 @@ final class SimulationWorld: Sendable {
     let sabotage: FaultSimulation.Sabotage
     /// Starts every task of the run on the run's own executor.
     let starter: any TaskStarter
+    /// The serial executor of the run's thread, for the world's actors; nil
+    /// where the platform has no task executors.
+    let executor: UnownedSerialExecutor?
 
     /// What the store does with the next payment (set by the driver, taken by `add`).
     let nextScript = Locked<PurchaseScript?>(nil)
@@ -71,8 +74,13 @@ final class SimulationWorld: Sendable {
         let signer = ReceiptSigner()
         var settings = StoreKitConfiguration.Settings()
         settings.billingGracePeriodEnabled = profile.gracePeriod
-        store = SimulatedPaymentQueue(products: Self.products, settings: settings, clock: clock, seed: seed, signer: signer)
-        server = SimulatedReceiptServer(signer: signer, clock: clock, seed: seed, store: store)
+        // On the run's own thread, the store and the server share its executor
+        // with the engine, so that their calls to each other switch nothing.
+        executor = (starter as? any SimulationTaskStarter)?.serialExecutor
+        store = SimulatedPaymentQueue(products: Self.products, settings: settings, clock: clock, seed: seed,
+                                      environment: .sandbox, signer: signer, restoring: nil, executor: executor)
+        server = SimulatedReceiptServer(environment: .sandbox, signer: signer, clock: clock, seed: seed,
+                                        fallsBackToOtherEnvironment: false, store: store, executor: executor)
     }
 
     /// The next order id: unique across processes, like a server's.

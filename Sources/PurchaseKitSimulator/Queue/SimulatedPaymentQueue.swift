@@ -14,6 +14,11 @@ import PurchaseKit
 /// sleeps on the injected clock, so the same seed and the same calls give the
 /// same events.
 public actor SimulatedPaymentQueue: PaymentQueue {
+    /// A default actor's executor, unless a fault simulation shares its run's.
+    private nonisolated let actorExecutor: ActorExecutor
+    /// The serial executor the store runs on: a default actor's, unless a
+    /// fault simulation shares its run's.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
     let clock: any PurchaseClock
     /// The environment transactions are signed for.
     public let environment: StoreEnvironment
@@ -92,7 +97,9 @@ public actor SimulatedPaymentQueue: PaymentQueue {
 
     /// The one designated initializer: a fresh store, or one continuing a saved state.
     init(products: [StoreProduct], settings: StoreKitConfiguration.Settings, clock: any PurchaseClock, seed: UInt64,
-         environment: StoreEnvironment, signer: ReceiptSigner, restoring state: SimulatedStoreState?) {
+         environment: StoreEnvironment, signer: ReceiptSigner, restoring state: SimulatedStoreState?,
+         executor: UnownedSerialExecutor? = nil) {
+        self.actorExecutor = ActorExecutor(executor)
         self.clock = clock
         self.environment = environment
         self.signer = signer

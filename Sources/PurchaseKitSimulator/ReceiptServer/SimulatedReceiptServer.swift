@@ -16,6 +16,11 @@ import PurchaseKit
 ///   `fallsBackToOtherEnvironment` checks the receipt in its environment instead, as Apple
 ///   recommends, and answers as usual.
 public actor SimulatedReceiptServer: ReceiptVerifier {
+    /// A default actor's executor, unless a fault simulation shares its run's.
+    private nonisolated let actorExecutor: ActorExecutor
+    /// The serial executor the server runs on: a default actor's, unless a
+    /// fault simulation shares its run's.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
     /// The environment the server verifies for.
     public let environment: StoreEnvironment
     private let signer: ReceiptSigner
@@ -44,6 +49,14 @@ public actor SimulatedReceiptServer: ReceiptVerifier {
     public init(environment: StoreEnvironment = .sandbox, signer: ReceiptSigner = ReceiptSigner(),
                 clock: any PurchaseClock, seed: UInt64 = 0, fallsBackToOtherEnvironment: Bool = false,
                 store: SimulatedPaymentQueue? = nil) {
+        self.init(environment: environment, signer: signer, clock: clock, seed: seed,
+                  fallsBackToOtherEnvironment: fallsBackToOtherEnvironment, store: store, executor: nil)
+    }
+
+    /// A server that runs on `executor` (a fault simulation's run), or on its own when nil.
+    init(environment: StoreEnvironment, signer: ReceiptSigner, clock: any PurchaseClock, seed: UInt64,
+         fallsBackToOtherEnvironment: Bool, store: SimulatedPaymentQueue?, executor: UnownedSerialExecutor?) {
+        self.actorExecutor = ActorExecutor(executor)
         self.environment = environment
         self.signer = signer
         self.clock = clock
