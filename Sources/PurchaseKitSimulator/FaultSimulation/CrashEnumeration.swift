@@ -83,7 +83,8 @@ extension FaultSimulation {
     private static func crashRun(_ scenario: CrashScenario, _ first: ProcessKill.Point?, _ second: ProcessKill.Point?) async -> CrashOutcome {
         await onOwnExecutor { starter in
             await WorldIsolation(starter: starter).run { _ in
-                let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates(), starter: starter)
+                let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates(), starter: starter,
+                                        keepsTrace: false)
                 let outcome = await run.executeCrashRun(scenario, first: first, second: second)
                 return CrashOutcome(firstKinds: outcome.firstKinds, secondKinds: outcome.secondKinds, failure: outcome.failure)
             }

@@ -91,15 +91,11 @@ public struct FaultSimulation: Sendable {
         public var secretLeaks: Int
         /// One line per finding; empty when the run passed.
         public var failures: [String]
-        /// What happened, step by step, with the world after each step.
+        /// What happened, step by step, with the world after each step. Empty
+        /// for the runs of ``FaultSimulation/run(_:)``, which keep only its hash.
         public var trace: [String]
-
-        /// FNV-1a 64 of the trace, in hex: the same seed gives the same hash.
-        public var traceHash: String {
-            var hash = StableHash()
-            for line in trace { hash.combine(line) }
-            return hash.hex
-        }
+        /// A 64-bit fingerprint of the trace, in hex: the same seed gives the same hash.
+        public var traceHash: String
 
         /// Whether every rule held.
         public var passed: Bool { failures.isEmpty }
@@ -203,7 +199,9 @@ public struct FaultSimulation: Sendable {
                 }
                 let index = started
                 let seed = options.firstSeed &+ UInt64(index)
-                group.addTask { (index, await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage)) }
+                group.addTask {
+                    (index, await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage, keepsTrace: false))
+                }
                 started += 1
                 running += 1
             }
@@ -222,9 +220,15 @@ public struct FaultSimulation: Sendable {
 
     /// Runs one seed in a world with a deliberate defect.
     public static func runOne(seed: UInt64, maximumPurchases: Int = 20, sabotage: Sabotage) async -> RunResult {
+        await runOne(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, keepsTrace: true)
+    }
+
+    /// Runs one seed, keeping its trace's lines or only their hash.
+    static func runOne(seed: UInt64, maximumPurchases: Int, sabotage: Sabotage, keepsTrace: Bool) async -> RunResult {
         await onOwnExecutor { starter in
             await WorldIsolation(starter: starter).run { _ in
-                await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter).execute()
+                await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter,
+                                    keepsTrace: keepsTrace).execute()
             }
         }
     }

@@ -17,7 +17,12 @@ final class SimulationRun {
     var app: SimulatedApp!
     var apps: [SimulatedApp] = []
     var currentUser: String?
+    /// Whether the trace's lines are kept, or only its fingerprint (a batch of runs).
+    let keepsTrace: Bool
     var trace: [String] = []
+    var fingerprint = TraceFingerprint()
+    /// The line being written, reused from step to step.
+    private var line = ""
     var verdict = Verdict()
     var purchases = 0
     let results = Locked<[PurchaseResult]>([])
@@ -34,8 +39,9 @@ final class SimulationRun {
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
-         starter: any TaskStarter) {
+         starter: any TaskStarter, keepsTrace: Bool = true) {
         self.seed = seed
+        self.keepsTrace = keepsTrace
         self.maximumPurchases = max(1, maximumPurchases)
         random = SeededRandomNumberGenerator(seed: seed)
         let drawn = FaultPlan.Rates.draw(using: &random)
@@ -106,16 +112,25 @@ final class SimulationRun {
         }
         let account = await world.store.accountView()
         let credits = await world.server.allCredits
-        trace.append(text + " | " + snapshot(orders, account: account, credits: credits))
+        line.removeAll(keepingCapacity: true)
+        line += text
+        line += " | "
+        snapshot(orders, account: account, credits: credits, into: &line)
+        record(line)
         checker.checkStep("step \(label)", orders: orders, account: account, credits: credits, into: &verdict)
     }
 
-    /// The world in a canonical form: what must be the same on every replay.
-    /// Built by appending to one string: a step's snapshot grows with the
-    /// history, and it is made after every step.
-    func snapshot(_ orders: [Order], account: AccountView, credits: [Credit]) -> String {
-        var text = ""
-        text.reserveCapacity(96 + orders.count * 48 + (credits.count + account.records.count) * 24)
+    /// Adds a line to the trace's fingerprint, and to the trace when it is kept.
+    func record(_ line: String) {
+        fingerprint.add(line)
+        if keepsTrace { trace.append(line) }
+    }
+
+    /// The world in a canonical form, what must be the same on every replay,
+    /// appended to `text`: a step's snapshot grows with the history, and it
+    /// is made after every step.
+    func snapshot(_ orders: [Order], account: AccountView, credits: [Credit], into text: inout String) {
+        text.reserveCapacity(text.utf8.count + 96 + orders.count * 48 + (credits.count + account.records.count) * 24)
         text += "orders["
         for (index, order) in orders.enumerated() {
             if index > 0 { text += " " }
@@ -140,7 +155,6 @@ final class SimulationRun {
         text += String(account.heldCount)
         text += " t "
         text += String(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))
-        return text
     }
 
     private func append(_ words: [String], to text: inout String) {
@@ -196,7 +210,7 @@ final class SimulationRun {
             guard let id = order.transactionID, let buyer = await world.store.buyer(ofTransactionID: id) else { continue }
             _ = try? await app.engine.assign(orderID: order.id, toUser: buyer)
             await app.settle()
-            trace.append("support assigned \(order.id) to \(buyer)")
+            record("support assigned \(order.id) to \(buyer)")
         }
     }
 
@@ -217,6 +231,6 @@ final class SimulationRun {
             seed: seed, purchases: purchases, faults: faults, lost: verdict.lost.count,
             duplicated: verdict.duplicated.count, wrongUser: verdict.wrongUser.count, unfinished: verdict.unfinished,
             invalidTransitions: verdict.invalidTransitions, entitlementViolations: verdict.entitlementViolations,
-            secretLeaks: verdict.secretLeaks, failures: verdict.messages, trace: trace)
+            secretLeaks: verdict.secretLeaks, failures: verdict.messages, trace: trace, traceHash: fingerprint.hex)
     }
 }

@@ -1,6 +1,6 @@
 /// FNV-1a, 64 bits, over UTF-8: a hash that is the same on every run and
-/// platform (Swift's `Hasher` is seeded per process), for trace hashes and
-/// keyed fault decisions.
+/// platform (Swift's `Hasher` is seeded per process), for keyed fault
+/// decisions and for adding up the trace hashes of many runs.
 public struct StableHash: Sendable, Hashable {
     /// The hash so far.
     public private(set) var value: UInt64 = 0xCBF2_9CE4_8422_2325

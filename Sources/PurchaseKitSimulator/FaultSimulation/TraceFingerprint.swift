@@ -1,0 +1,48 @@
+/// A 64-bit fingerprint of a run's trace, the same on every run and platform.
+///
+/// A trace line holds the world after a step, so the lines of a run add up
+/// to many kilobytes; this takes their UTF-8 eight bytes at a time (read
+/// little-endian), where ``StableHash``'s FNV-1a takes one byte per multiply.
+/// Lines are kept apart: each ends with its length.
+struct TraceFingerprint: Sendable {
+    private(set) var value: UInt64 = 0x243F_6A88_85A3_08D3
+
+    /// Adds one line.
+    mutating func add(_ line: String) {
+        var line = line
+        line.withUTF8 { bytes in
+            var hash = value
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = Self.mix(hash ^ word)
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                tail |= UInt64(bytes[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            hash = Self.mix(hash ^ tail)
+            value = Self.mix(hash ^ UInt64(bytes.count))
+        }
+    }
+
+    /// Spreads every bit of `x` over the whole word (a multiply-xorshift step).
+    private static func mix(_ x: UInt64) -> UInt64 {
+        let y = (x ^ (x >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        return y ^ (y >> 29)
+    }
+
+    /// The fingerprint of `lines`.
+    static func of(_ lines: [String]) -> TraceFingerprint {
+        var print = TraceFingerprint()
+        for line in lines { print.add(line) }
+        return print
+    }
+
+    /// Sixteen hex digits.
+    var hex: String { value.hexString }
+}
