@@ -22,7 +22,7 @@ final class SimulationRun {
     var trace: [String] = []
     var fingerprint = TraceFingerprint()
     /// The line being written, reused from step to step.
-    private var line = ""
+    private var line = TraceLine()
     var verdict = Verdict()
     var purchases = 0
     let results = Locked<[PurchaseResult]>([])
@@ -112,11 +112,12 @@ final class SimulationRun {
         }
         let account = await world.store.accountView()
         let credits = await world.server.allCredits
-        line.removeAll(keepingCapacity: true)
-        line += text
-        line += " | "
+        line.reset()
+        line.write(text)
+        line.write(" | ")
         snapshot(orders, account: account, credits: credits, into: &line)
-        record(line)
+        fingerprint.add(line.bytes)
+        if keepsTrace { trace.append(line.text) }
         checker.checkStep("step \(label)", orders: orders, account: account, credits: credits, into: &verdict)
     }
 
@@ -127,41 +128,42 @@ final class SimulationRun {
     }
 
     /// The world in a canonical form, what must be the same on every replay,
-    /// appended to `text`: a step's snapshot grows with the history, and it
+    /// appended to `line`: a step's snapshot grows with the history, and it
     /// is made after every step.
-    func snapshot(_ orders: [Order], account: AccountView, credits: [Credit], into text: inout String) {
-        text.reserveCapacity(text.utf8.count + 96 + orders.count * 48 + (credits.count + account.records.count) * 24)
-        text += "orders["
+    func snapshot(_ orders: [Order], account: AccountView, credits: [Credit], into line: inout TraceLine) {
+        line.write("orders[")
         for (index, order) in orders.enumerated() {
-            if index > 0 { text += " " }
-            text += order.id
-            text += ":"
-            text += order.userID
-            text += ":"
-            text += order.status.rawValue
-            text += ":"
-            text += order.transactionID ?? "-"
-            if order.isFinished { text += "f" }
+            if index > 0 { line.write(" ") }
+            line.write(order.id)
+            line.write(":")
+            line.write(order.userID)
+            line.write(":")
+            line.write(order.status.rawValue)
+            line.write(":")
+            line.write(order.transactionID ?? "-")
+            if order.isFinished { line.write("f") }
         }
-        text += "] credits["
-        append(credits.map { $0.transactionID + ">" + $0.userID }.sorted(), to: &text)
-        text += "] unfinished["
+        line.write("] credits[")
+        let sortedCredits = credits.sorted { ($0.transactionID, $0.userID) < ($1.transactionID, $1.userID) }
+        for (index, credit) in sortedCredits.enumerated() {
+            if index > 0 { line.write(" ") }
+            line.write(credit.transactionID)
+            line.write(">")
+            line.write(credit.userID)
+        }
+        line.write("] unfinished[")
         var unfinished = account.unfinishedPayments
         for record in account.records where !record.isFinished { unfinished.append(record.transaction.id) }
-        append(unfinished.sorted(), to: &text)
-        text += "] pending "
-        text += String(account.pendingCount)
-        text += " held "
-        text += String(account.heldCount)
-        text += " t "
-        text += String(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart)))
-    }
-
-    private func append(_ words: [String], to text: inout String) {
-        for (index, word) in words.enumerated() {
-            if index > 0 { text += " " }
-            text += word
+        for (index, id) in unfinished.sorted().enumerated() {
+            if index > 0 { line.write(" ") }
+            line.write(id)
         }
+        line.write("] pending ")
+        line.write(String(account.pendingCount))
+        line.write(" held ")
+        line.write(String(account.heldCount))
+        line.write(" t ")
+        line.write(String(Int(world.clock.now.timeIntervalSince(ManualClock.defaultStart))))
     }
 
     // MARK: The quiet phase

@@ -10,7 +10,16 @@ struct TraceFingerprint: Sendable {
     /// Adds one line.
     mutating func add(_ line: String) {
         var line = line
-        line.withUTF8 { bytes in
+        line.withUTF8 { add($0) }
+    }
+
+    /// Adds one line, as UTF-8.
+    mutating func add(_ line: [UInt8]) {
+        line.withUnsafeBufferPointer { add($0) }
+    }
+
+    private mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+        do {
             var hash = value
             var offset = 0
             while offset + 8 <= bytes.count {
@@ -45,4 +54,19 @@ struct TraceFingerprint: Sendable {
 
     /// Sixteen hex digits.
     var hex: String { value.hexString }
+}
+
+/// A trace line being written, as UTF-8 bytes: appending a string's bytes
+/// costs a copy, where appending to a `String` checks and grows it each time.
+struct TraceLine {
+    private(set) var bytes: [UInt8] = []
+
+    /// Empties the line, keeping its room.
+    mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+
+    /// Appends `text`'s UTF-8.
+    mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// The line as text.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 }
