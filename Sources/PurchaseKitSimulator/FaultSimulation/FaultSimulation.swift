@@ -173,42 +173,37 @@ public struct FaultSimulation: Sendable {
     /// up their results in seed order.
     public static func run(_ options: Options) async -> Report {
         let started = Date()
-        var report = Report()
         let count = max(0, options.runs)
         let width = max(1, min(options.parallelism, count))
-        await withTaskGroup(of: (Int, RunResult).self) { group in
-            // `width` runs are in flight at any time. A long run holds back
-            // the report, not the runs behind it: finished runs wait in
-            // `finished` until every run before them is in.
-            var started = 0
-            var running = 0
-            var finished: [Int: RunResult] = [:]
-            var reported = 0
-            func take(_ index: Int, _ result: RunResult) {
-                running -= 1
-                finished[index] = result
-                while let result = finished.removeValue(forKey: reported) {
-                    report.add(result, replayCommand: replayCommand(seed: result.seed))
-                    reported += 1
+        // A long run holds back the report, not the runs behind it: finished
+        // runs wait in `finished` until every run before them is in.
+        let tally = Locked(Tally())
+        let deliver: @Sendable (Int, RunResult) -> Void = { index, result in
+            tally.withLock { $0.take(index, result) }
+        }
+        let operation: @Sendable (Int, any TaskStarter) async -> RunResult = { index, starter in
+            await runInWorld(seed: options.firstSeed &+ UInt64(index), maximumPurchases: options.maximumPurchases,
+                             sabotage: options.sabotage, keepsTrace: false, starter: starter)
+        }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            await SimulationLanes.run(count: count, width: width, operation, deliver: deliver)
+        } else {
+            await withTaskGroup(of: Void.self) { group in
+                let next = Locked(0)
+                for _ in 0..<width {
+                    group.addTask {
+                        while let index = next.withLock({ value -> Int? in
+                            guard value < count else { return nil }
+                            defer { value += 1 }
+                            return value
+                        }) {
+                            deliver(index, await operation(index, DefaultTaskStarter()))
+                        }
+                    }
                 }
-            }
-            while started < count {
-                if running >= width, let (index, result) = await group.next() {
-                    take(index, result)
-                    continue
-                }
-                let index = started
-                let seed = options.firstSeed &+ UInt64(index)
-                group.addTask {
-                    (index, await runOne(seed: seed, maximumPurchases: options.maximumPurchases, sabotage: options.sabotage, keepsTrace: false))
-                }
-                started += 1
-                running += 1
-            }
-            while let (index, result) = await group.next() {
-                take(index, result)
             }
         }
+        var report = tally.withLock { $0.report }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -226,9 +221,31 @@ public struct FaultSimulation: Sendable {
     /// Runs one seed, keeping its trace's lines or only their hash.
     static func runOne(seed: UInt64, maximumPurchases: Int, sabotage: Sabotage, keepsTrace: Bool) async -> RunResult {
         await onOwnExecutor { starter in
-            await WorldIsolation(starter: starter).run { _ in
-                await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter,
-                                    keepsTrace: keepsTrace).execute()
+            await runInWorld(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, keepsTrace: keepsTrace,
+                             starter: starter)
+        }
+    }
+
+    /// Runs one seed with `starter`, its driver isolated to the world.
+    private static func runInWorld(seed: UInt64, maximumPurchases: Int, sabotage: Sabotage, keepsTrace: Bool,
+                                   starter: any TaskStarter) async -> RunResult {
+        await WorldIsolation(starter: starter).run { _ in
+            await SimulationRun(seed: seed, maximumPurchases: maximumPurchases, sabotage: sabotage, starter: starter,
+                                keepsTrace: keepsTrace).execute()
+        }
+    }
+
+    /// The report of a batch, added up in seed order as runs end in any order.
+    private struct Tally {
+        var report = Report()
+        var finished: [Int: RunResult] = [:]
+        var reported = 0
+
+        mutating func take(_ index: Int, _ result: RunResult) {
+            finished[index] = result
+            while let result = finished.removeValue(forKey: reported) {
+                report.add(result, replayCommand: FaultSimulation.replayCommand(seed: result.seed))
+                reported += 1
             }
         }
     }

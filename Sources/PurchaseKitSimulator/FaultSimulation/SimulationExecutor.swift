@@ -30,7 +30,7 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
     private var batch: [UnownedJob] = []
     private var batchHead = 0
 
-    private init() {}
+    init() {}
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -54,7 +54,8 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
         return value
     }
 
-    private func loop() {
+    /// Runs jobs on the calling thread until stopped and drained.
+    func loop() {
         let executor = asUnownedTaskExecutor()
         let serial = asUnownedSerialExecutor()
         while takeBatch() {
@@ -85,7 +86,7 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
     /// Lets the thread end once the jobs already queued have run. Tasks left
     /// waiting (a purchase call a broken world never answers) stay suspended
     /// and are never resumed.
-    private func stop() {
+    func stop() {
         condition.lock()
         stopping = true
         condition.signal()
@@ -101,7 +102,7 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
         return !jobs.isEmpty
     }
 
-    private struct Starter: SimulationTaskStarter {
+    struct Starter: SimulationTaskStarter {
         let executor: SimulationExecutor
 
         var serialExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
