@@ -83,7 +83,7 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
         return true
     }
 
-    /// Lets the thread end once the jobs already queued have run. Tasks left
+    /// Lets ``loop()`` return once the jobs already queued have run. Tasks left
     /// waiting (a purchase call a broken world never answers) stay suspended
     /// and are never resumed.
     func stop() {
