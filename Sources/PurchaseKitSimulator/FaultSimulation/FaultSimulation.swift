@@ -189,14 +189,10 @@ public struct FaultSimulation: Sendable {
             await SimulationLanes.run(count: count, width: width, operation, deliver: deliver)
         } else {
             await withTaskGroup(of: Void.self) { group in
-                let next = Locked(0)
+                let next = RunIndices(count: count)
                 for _ in 0..<width {
                     group.addTask {
-                        while let index = next.withLock({ value -> Int? in
-                            guard value < count else { return nil }
-                            defer { value += 1 }
-                            return value
-                        }) {
+                        while let index = next.take() {
                             deliver(index, await operation(index, DefaultTaskStarter()))
                         }
                     }

@@ -133,6 +133,14 @@ protocol SimulationTaskStarter: TaskStarter {
     var serialExecutor: UnownedSerialExecutor { get }
 }
 
+extension FaultSimulation {
+    /// The serial executor of the run `starter` starts tasks for; nil where
+    /// the run has no executor of its own (no task executors on the platform).
+    static func serialExecutor(of starter: any TaskStarter) -> UnownedSerialExecutor? {
+        (starter as? any SimulationTaskStarter)?.serialExecutor
+    }
+}
+
 /// The isolation a run's driver works in: on the run's thread, the run's
 /// serial executor, shared with the engine, the store and the server, so
 /// that the driver's calls into them and their answers switch nothing.
@@ -142,7 +150,7 @@ actor WorldIsolation {
     nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
 
     init(starter: any TaskStarter) {
-        actorExecutor = ActorExecutor((starter as? any SimulationTaskStarter)?.serialExecutor)
+        actorExecutor = ActorExecutor(FaultSimulation.serialExecutor(of: starter))
     }
 
     /// Runs `body` isolated to this actor: the driver's code, and everything

@@ -15,16 +15,12 @@ enum SimulationLanes {
     static func run<T: Sendable>(count: Int, width: Int,
                                  _ operation: @escaping @Sendable (Int, any TaskStarter) async -> T,
                                  deliver: @escaping @Sendable (Int, T) -> Void) async {
-        let next = Locked(0)
+        let next = RunIndices(count: count)
         let lanesLeft = Locked(width)
         await withCheckedContinuation { (allDone: CheckedContinuation<Void, Never>) in
             for _ in 0..<width {
                 let thread = Thread {
-                    while let index = next.withLock({ value -> Int? in
-                        guard value < count else { return nil }
-                        defer { value += 1 }
-                        return value
-                    }) {
+                    while let index = next.take() {
                         deliver(index, runWorld { starter in await operation(index, starter) })
                     }
                     if lanesLeft.withLock({ $0 -= 1; return $0 }) == 0 { allDone.resume() }
@@ -49,5 +45,22 @@ enum SimulationLanes {
         executor.loop()
         // The first task set it before it stopped the loop.
         return result.withLock { $0 }!
+    }
+}
+
+/// The indices `0..<count`, each handed out once, in order, to whichever lane asks first.
+final class RunIndices: Sendable {
+    private let count: Int
+    private let next = Locked(0)
+
+    init(count: Int) { self.count = count }
+
+    /// The next index, or nil once every one was handed out.
+    func take() -> Int? {
+        next.withLock { value in
+            guard value < count else { return nil }
+            defer { value += 1 }
+            return value
+        }
     }
 }

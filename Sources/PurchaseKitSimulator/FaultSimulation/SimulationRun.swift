@@ -116,15 +116,14 @@ final class SimulationRun {
         line.write(text)
         line.write(" | ")
         snapshot(orders, account: account, credits: credits, into: &line)
-        fingerprint.add(line.bytes)
-        if keepsTrace { trace.append(line.text) }
+        record(line)
         checker.checkStep("step \(label)", orders: orders, account: account, credits: credits, into: &verdict)
     }
 
     /// Adds a line to the trace's fingerprint, and to the trace when it is kept.
-    func record(_ line: String) {
-        fingerprint.add(line)
-        if keepsTrace { trace.append(line) }
+    func record(_ line: TraceLine) {
+        fingerprint.add(line.bytes)
+        if keepsTrace { trace.append(line.text) }
     }
 
     /// The world in a canonical form, what must be the same on every replay,
@@ -132,8 +131,7 @@ final class SimulationRun {
     /// is made after every step.
     func snapshot(_ orders: [Order], account: AccountView, credits: [Credit], into line: inout TraceLine) {
         line.write("orders[")
-        for (index, order) in orders.enumerated() {
-            if index > 0 { line.write(" ") }
+        line.writeSeparated(orders) { line, order in
             line.write(order.id)
             line.write(":")
             line.write(order.userID)
@@ -145,8 +143,7 @@ final class SimulationRun {
         }
         line.write("] credits[")
         let sortedCredits = credits.sorted { ($0.transactionID, $0.userID) < ($1.transactionID, $1.userID) }
-        for (index, credit) in sortedCredits.enumerated() {
-            if index > 0 { line.write(" ") }
+        line.writeSeparated(sortedCredits) { line, credit in
             line.write(credit.transactionID)
             line.write(">")
             line.write(credit.userID)
@@ -154,10 +151,7 @@ final class SimulationRun {
         line.write("] unfinished[")
         var unfinished = account.unfinishedPayments
         for record in account.records where !record.isFinished { unfinished.append(record.transaction.id) }
-        for (index, id) in unfinished.sorted().enumerated() {
-            if index > 0 { line.write(" ") }
-            line.write(id)
-        }
+        line.writeSeparated(unfinished.sorted()) { line, id in line.write(id) }
         line.write("] pending ")
         line.write(String(account.pendingCount))
         line.write(" held ")
@@ -212,7 +206,9 @@ final class SimulationRun {
             guard let id = order.transactionID, let buyer = await world.store.buyer(ofTransactionID: id) else { continue }
             _ = try? await app.engine.assign(orderID: order.id, toUser: buyer)
             await app.settle()
-            record("support assigned \(order.id) to \(buyer)")
+            line.reset()
+            line.write("support assigned \(order.id) to \(buyer)")
+            record(line)
         }
     }
 

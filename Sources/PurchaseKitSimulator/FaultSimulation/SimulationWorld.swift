@@ -76,7 +76,7 @@ final class SimulationWorld: Sendable {
         settings.billingGracePeriodEnabled = profile.gracePeriod
         // On the run's own thread, the store and the server share its executor
         // with the engine, so that their calls to each other switch nothing.
-        executor = (starter as? any SimulationTaskStarter)?.serialExecutor
+        executor = FaultSimulation.serialExecutor(of: starter)
         store = SimulatedPaymentQueue(products: Self.products, settings: settings, clock: clock, seed: seed,
                                       environment: .sandbox, signer: signer, restoring: nil, executor: executor)
         server = SimulatedReceiptServer(environment: .sandbox, signer: signer, clock: clock, seed: seed,

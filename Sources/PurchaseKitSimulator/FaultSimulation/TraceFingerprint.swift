@@ -67,6 +67,16 @@ struct TraceLine {
     /// Appends `text`'s UTF-8.
     mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
+    /// Writes each item with `write`, a space between two.
+    mutating func writeSeparated<Items: Sequence>(_ items: Items, _ write: (inout TraceLine, Items.Element) -> Void) {
+        var first = true
+        for item in items {
+            if !first { self.write(" ") }
+            first = false
+            write(&self, item)
+        }
+    }
+
     /// The line as text.
     var text: String { String(decoding: bytes, as: UTF8.self) }
 }
