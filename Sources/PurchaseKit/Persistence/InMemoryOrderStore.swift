@@ -17,13 +17,16 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
 
         mutating func insert(_ order: Order) {
             // Unlink the old transaction and token only if they still point here: another order may have claimed them since.
-            if let old = open.updateValue(order, forKey: order.id) {
-                unlink(old, keeping: order)
-            } else if let old = archived.removeValue(forKey: order.id) {
-                unlink(old, keeping: order)
+            var old = open.updateValue(order, forKey: order.id)
+            if old == nil { old = archived.removeValue(forKey: order.id) }
+            if let old { unlink(old, keeping: order) }
+            // Most saves move an order along without a new token or transaction: those links stand.
+            if let transactionID = order.transactionID, transactionID != old?.transactionID || byTransaction[transactionID] != order.id {
+                byTransaction[transactionID] = order.id
             }
-            if let transactionID = order.transactionID { byTransaction[transactionID] = order.id }
-            if let token = order.token { byToken[token] = order.id }
+            if let token = order.token, token != old?.token || byToken[token] != order.id {
+                byToken[token] = order.id
+            }
         }
 
         mutating func unlink(_ old: Order, keeping new: Order?) {
