@@ -44,14 +44,28 @@ final class SimulationExecutor: TaskExecutor, SerialExecutor, @unchecked Sendabl
     /// and returns its result once it has ended. `operation` is handed the
     /// starter that the tasks it makes itself (the engine's included) must use.
     static func run<T: Sendable>(_ operation: @escaping @Sendable (any TaskStarter) async -> T) async -> T {
+        await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+            let thread = Thread { done.resume(returning: drive(operation)) }
+            thread.name = "fault-simulation"
+            thread.start()
+        }
+    }
+
+    /// Runs `operation` and everything it starts on a fresh executor driven
+    /// by the calling thread, and returns once `operation` has ended and
+    /// every job queued by then has run.
+    static func drive<T: Sendable>(_ operation: @escaping @Sendable (any TaskStarter) async -> T) -> T {
         let executor = SimulationExecutor()
-        let thread = Thread { executor.loop() }
-        thread.name = "fault-simulation"
-        thread.start()
         let starter = Starter(executor: executor)
-        let value = await Task(executorPreference: executor) { await operation(starter) }.value
-        executor.stop()
-        return value
+        let result = Locked<T?>(nil)
+        Task(executorPreference: executor) {
+            let value = await operation(starter)
+            result.withLock { $0 = value }
+            executor.stop()
+        }
+        executor.loop()
+        // The task set it before it stopped the loop.
+        return result.withLock { $0 }!
     }
 
     /// Runs jobs on the calling thread until stopped and drained.

@@ -19,24 +19,22 @@ struct TraceFingerprint: Sendable {
     }
 
     private mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
-        do {
-            var hash = value
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                let word = UInt64(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                hash = Self.mix(hash ^ word)
-                offset += 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count {
-                tail |= UInt64(bytes[offset]) << shift
-                shift += 8
-                offset += 1
-            }
-            hash = Self.mix(hash ^ tail)
-            value = Self.mix(hash ^ UInt64(bytes.count))
+        var hash = value
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            hash = Self.mix(hash ^ word)
+            offset += 8
         }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        hash = Self.mix(hash ^ tail)
+        value = Self.mix(hash ^ UInt64(bytes.count))
     }
 
     /// Spreads every bit of `x` over the whole word (a multiply-xorshift step).
