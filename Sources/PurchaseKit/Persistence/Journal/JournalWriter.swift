@@ -303,19 +303,17 @@ final class JournalWriter: Sendable {
 }
 
 /// Resumes a continuation at most once, from whichever side gets there first.
-///
-/// `@unchecked Sendable` is safe: the continuation is only taken under the lock.
-private final class OneShotResume<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Value, Never>?
+/// Copies share the continuation.
+private struct OneShotResume<Value: Sendable>: Sendable {
+    private let continuation: Locked<CheckedContinuation<Value, Never>?>
 
-    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Locked(continuation) }
 
     func resume(_ value: Value) {
-        lock.lock()
-        let taken = continuation
-        continuation = nil
-        lock.unlock()
+        let taken = continuation.withLock { waiting in
+            defer { waiting = nil }
+            return waiting
+        }
         taken?.resume(returning: value)
     }
 }
