@@ -58,6 +58,15 @@ final class FaultyFileSystem: FileSystem {
 
     private let base = POSIXFileSystem()
     private let state = Locked<(faults: [Fault], calls: [FileSystemError.Operation: Int], syncDisabled: Bool)>(([], [:], false))
+    private let flushThreads = Locked<[ObjectIdentifier]>([])
+
+    /// The threads that made the data flushes since the last call, in order.
+    func takeFlushThreads() -> [ObjectIdentifier] {
+        flushThreads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+    }
 
     /// Makes every later call of `operation` (on matching paths) fail.
     func fail(_ operation: FileSystemError.Operation, errno errorNumber: Int32, pathContains: String? = nil) {
@@ -112,6 +121,7 @@ final class FaultyFileSystem: FileSystem {
     }
 
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        flushThreads.withLock { $0.append(ObjectIdentifier(Thread.current)) }
         if try check(.synchronizeData, path) { try base.synchronizeData(descriptor, path: path) }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 extension JournalOrderStore {
     private enum Outcome {
-        case queued(callerMayWrite: Bool), skipped, notReady, failed(PurchaseKitError)
+        case queued, skipped, notReady, failed(PurchaseKitError)
     }
 
     /// What a record is about: the order it changes (nil when it changes
@@ -22,10 +22,12 @@ extension JournalOrderStore {
                 _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) async throws(PurchaseKitError) {
         while true {
             do {
-                if durable {
+                if durable, try commitOnCallingThread(record, about: subject, apply) {
+                    return
+                } else if durable {
                     try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
                         switch enqueue(record, waiter: waiter, subject, apply) {
-                        case .queued(let callerMayWrite): writer.writeQueued(callerMayWrite: callerMayWrite)
+                        case .queued: break
                         case .skipped: waiter.resume()
                         case .notReady: waiter.resume(throwing: JournalNotReady())
                         case .failed(let error): waiter.resume(throwing: error)
@@ -48,6 +50,39 @@ extension JournalOrderStore {
         }
     }
 
+    /// Commits a durable change with no suspension when saves come one order
+    /// at a time and the writer is idle: the caller claims the writer, then
+    /// writes and flushes the record itself, and learns the outcome as the
+    /// call's result. Returns false, having changed nothing, when it cannot.
+    private func commitOnCallingThread(_ record: [UInt8], about subject: Subject,
+                                       _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) throws(PurchaseKitError) -> Bool {
+        let (claimed, outcome, snapshot) = state.withLock { s -> (JournalWriter.Batch?, Outcome, SnapshotWrite?) in
+            guard case .loaded = s.phase, !s.isClosed, s.flushesOnCallersThread(about: subject.orderID),
+                  var batch = writer.claimIfIdle() else { return (nil, .notReady, nil) }
+            // From here the writer is claimed: the batch is written whatever `apply` says.
+            do throws(PurchaseKitError) {
+                guard try apply(&s.index) else { return (batch, .skipped, nil) }
+            } catch {
+                return (batch, .failed(error), nil)
+            }
+            batch.bytes.append(contentsOf: record)
+            batch.needsFlush = true
+            s.journalBytes += record.count
+            s.noteRecord(about: subject.orderID, durable: true, endsOrder: subject.endsOrder)
+            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (batch, .queued, nil) }
+            return (batch, .queued, beginSnapshot(&s))
+        }
+        guard let claimed else { return false }
+        let error = writer.writeClaimed(claimed)
+        if let snapshot { startSnapshot(snapshot) }
+        switch outcome {
+        case .failed(let failure): throw failure
+        case .queued: if let error { throw error }
+        case .skipped, .notReady: break
+        }
+        return true
+    }
+
     private func enqueue(_ record: [UInt8], waiter: JournalWriter.Waiter?, _ subject: Subject,
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
         let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
@@ -57,13 +92,11 @@ extension JournalOrderStore {
             } catch {
                 return (.failed(error), nil)
             }
-            // Not woken here: `writeQueued(callerMayWrite:)`, outside the lock, writes it or wakes the thread.
-            writer.append(record, needsFlush: waiter != nil, waiter: waiter, wakesThread: false)
+            writer.append(record, needsFlush: waiter != nil, waiter: waiter)
             s.journalBytes += record.count
-            let queued = Outcome.queued(
-                callerMayWrite: s.noteRecord(about: subject.orderID, durable: waiter != nil, endsOrder: subject.endsOrder))
-            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (queued, nil) }
-            return (queued, beginSnapshot(&s))
+            s.noteRecord(about: subject.orderID, durable: waiter != nil, endsOrder: subject.endsOrder)
+            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
+            return (.queued, beginSnapshot(&s))
         }
         if let snapshot { startSnapshot(snapshot) }
         return outcome

@@ -32,17 +32,20 @@ struct JournalState: Sendable {
     var lastDurableOrder: String?
     var lastDurableOrderEnded = true
 
-    /// Notes a record about `orderID` and says whether its caller may flush
-    /// it itself (see ``lastDurableOrder``).
-    mutating func noteRecord(about orderID: String?, durable: Bool, endsOrder: Bool) -> Bool {
+    /// Whether a durable record about `orderID`, saved now, may be flushed
+    /// by its caller (see ``lastDurableOrder``).
+    func flushesOnCallersThread(about orderID: String?) -> Bool {
+        orderID != nil && (orderID == lastDurableOrder || lastDurableOrderEnded)
+    }
+
+    /// Notes a record about `orderID`, for ``flushesOnCallersThread(about:)``.
+    mutating func noteRecord(about orderID: String?, durable: Bool, endsOrder: Bool) {
         guard durable else {
             if endsOrder, let orderID, orderID == lastDurableOrder { lastDurableOrderEnded = true }
-            return false
+            return
         }
-        let oneAtATime = orderID != nil && (orderID == lastDurableOrder || lastDurableOrderEnded)
         lastDurableOrder = orderID
         lastDurableOrderEnded = endsOrder
-        return oneAtATime
     }
 
     /// Whether the journal has grown enough that a new snapshot pays for itself:

@@ -94,19 +94,20 @@ extension JournalWriter {
     }
 
     /// Writes a batch with one call, flushes if any record in it must be
-    /// durable, and answers its waiters.
-    static func write(_ batch: Batch, _ context: inout Context) {
+    /// durable, and answers its waiters. Returns the error they were given, if any.
+    @discardableResult
+    static func write(_ batch: Batch, _ context: inout Context) -> PurchaseKitError? {
         if let failure = context.failure {
             let error = Self.writeError(failure)
             for waiter in batch.waiters { waiter.resume(throwing: error) }
-            return
+            return error
         }
         let fileSystem = context.fileSystem
         do throws(FileSystemError) {
             if !batch.bytes.isEmpty {
                 var bytes = batch.bytes
                 if context.journal == nil { bytes = try openJournal(&context) + bytes }
-                guard var journal = context.journal else { return }
+                guard var journal = context.journal else { return nil }
                 reserve(bytes.count, in: &journal, context)
                 // Marked first: after a failed write the file may hold part of the bytes.
                 journal.hasUnflushedBytes = true
@@ -119,9 +120,10 @@ extension JournalWriter {
             context.fail(error)
             let failure = Self.writeError(error)
             for waiter in batch.waiters { waiter.resume(throwing: failure) }
-            return
+            return failure
         }
         for waiter in batch.waiters { waiter.resume() }
+        return nil
     }
 
     /// Reserves room ahead of the journal's end, a chunk at a time, so that an

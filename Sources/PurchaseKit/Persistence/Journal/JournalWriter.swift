@@ -4,10 +4,10 @@ import Foundation
 /// so that a blocking `fdatasync` does not hold one of the few threads of
 /// Swift's cooperative pool while other saves wait, and the calls reach the
 /// disk in the order the store queued them. The one exception: while saves
-/// come one order at a time, a durable record queued while the thread is
+/// come one order at a time, a durable record saved while the thread is
 /// idle is written and flushed by its caller, which would only have waited
-/// for it (``writeQueued(callerMayWrite:)``); the thread takes no work until
-/// that caller is done.
+/// for it (``claimIfIdle()``); the thread takes no work until that caller is
+/// done.
 ///
 /// **Group commit.** Records queued while the thread is busy are written
 /// together by one `write` and made durable by one `fdatasync`, so that many
@@ -57,7 +57,7 @@ final class JournalWriter: Sendable {
         var hasFailed = false
         /// Someone waits for the thread to be idle: write a batch that could wait.
         var writeWaitingBatch = false
-        /// A caller writes a batch itself (see ``writeQueued(callerMayWrite:)``):
+        /// A caller writes a batch itself (see ``claimIfIdle()``):
         /// the thread takes no work until it is done.
         var callerIsWriting = false
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -76,7 +76,7 @@ final class JournalWriter: Sendable {
     let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// The loop's state. The thread holds the lock while it drains; a caller
-    /// holds it while it writes a batch itself (``writeQueued(callerMayWrite:)``)
+    /// holds it while it writes a batch itself (``writeClaimed(_:)``)
     /// or, without a thread, while it runs the loop right after queueing.
     private let loop: Locked<Loop>
     private let hasThread: Bool
@@ -116,10 +116,9 @@ final class JournalWriter: Sendable {
     // MARK: Queueing
 
     /// Queues journal bytes. With a `waiter`, it is resumed once they are
-    /// durable, or with the error that prevented it. With `wakesThread`
-    /// false, the caller must call ``writeQueued(callerMayWrite:)`` next.
-    func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?, wakesThread: Bool = true) {
-        enqueue(wake: wakesThread && (needsFlush || waiter != nil)) { items in
+    /// durable, or with the error that prevented it.
+    func append(_ bytes: [UInt8], needsFlush: Bool, waiter: Waiter?) {
+        enqueue(wake: needsFlush || waiter != nil) { items in
             if case .batch(var batch) = items.last {
                 items.removeLast()
                 batch.bytes.append(contentsOf: bytes)
@@ -132,56 +131,64 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Gets what is queued written: with `callerMayWrite`, on the calling
-    /// thread when the writer's thread is idle and a single batch waits;
-    /// otherwise by waking the thread.
+    /// Claims the writer for a caller that writes its durable record itself,
+    /// when the thread is idle and nothing but one batch of records that
+    /// could wait is queued. That batch is taken out of the queue and
+    /// returned, for the caller to add its record to and pass to
+    /// ``writeClaimed(_:)``, which it must call next; nil when the writer
+    /// cannot be claimed, and nothing changed. The thread takes no work
+    /// until the caller is done, and records queued meanwhile wait for it,
+    /// so that they reach the disk in the order they were queued.
     ///
     /// Handing one durable record to the thread and back costs two thread
-    /// wake-ups, about as long as the `fdatasync` itself on a small machine.
-    /// When saves come one at a time there is no group to gather, so the
-    /// caller writes and flushes the batch itself; its waiters are resumed
-    /// before this returns. The thread takes no work meanwhile, and is woken
-    /// afterwards for whatever was queued behind, so that records still reach
-    /// the disk in the order they were queued.
+    /// wake-ups, about as long as the `fdatasync` itself on a small machine;
+    /// when saves come one at a time there is no group to gather. The caller
+    /// learns the outcome as the result of ``writeClaimed(_:)``: nothing
+    /// waits on a continuation, so no job is queued to resume it, and no
+    /// other pool thread is woken for a job that the caller's own thread is
+    /// about to run.
     ///
     /// The caller blocks for one flush on a thread of Swift's cooperative
     /// pool. That is only cheap when nothing else needs that thread, which
     /// the writer cannot see (where the pool cannot grow, as on Linux, the
     /// work that makes the next saves stalls meanwhile, and with it group
-    /// commit): the store passes `callerMayWrite` only while its saves come
-    /// one order at a time (see ``JournalState/lastDurableOrder``).
-    func writeQueued(callerMayWrite: Bool) {
-        guard hasThread else { return }
-        enum Action { case none, wake, write(Batch) }
-        let action = queue.withLock { q -> Action in
-            guard q.threadIsWaiting, !q.callerIsWriting, !q.items.isEmpty else { return .none }
-            if callerMayWrite, q.items.count == 1, case .batch(let batch) = q.items[0], !q.isStopped {
+    /// commit): the store claims the writer only while its saves come one
+    /// order at a time (see ``JournalState/lastDurableOrder``).
+    func claimIfIdle() -> Batch? {
+        guard hasThread else { return nil }
+        return queue.withLock { q -> Batch? in
+            guard q.threadIsWaiting, !q.callerIsWriting, !q.isStopped, !q.hasFailed, q.items.count <= 1 else { return nil }
+            var claimed = Batch()
+            if let first = q.items.first {
+                guard case .batch(let waiting) = first else { return nil }
+                claimed = waiting
                 q.items.removeAll(keepingCapacity: true)
-                q.callerIsWriting = true
-                q.isBusy = true
-                return .write(batch)
             }
+            q.callerIsWriting = true
+            q.isBusy = true
+            return claimed
+        }
+    }
+
+    /// Writes a batch on the calling thread, the writer claimed by
+    /// ``claimIfIdle()``, flushing it if it needs it, answers its waiters,
+    /// and hands the writer back: the thread is woken for whatever was
+    /// queued meanwhile. Returns the error that kept the batch from being
+    /// durable, if any.
+    @discardableResult
+    func writeClaimed(_ batch: Batch) -> PurchaseKitError? {
+        let error = loop.withLock { Self.write(batch, &$0.context) }
+        let (wakesThread, idle) = queue.withLock { q -> (Bool, [CheckedContinuation<Void, Never>]) in
+            q.callerIsWriting = false
+            q.isBusy = false
+            let idle = q.takeIdleWaitersIfEmpty()
+            guard (!q.items.isEmpty || q.isStopped), q.threadIsWaiting else { return (false, idle) }
             q.threadIsWaiting = false
-            return .wake
+            return (true, idle)
         }
-        switch action {
-        case .none:
-            return
-        case .wake:
-            wake.signal()
-        case .write(let batch):
-            loop.withLock { Self.write(batch, &$0.context) }
-            let (wakesThread, idle) = queue.withLock { q -> (Bool, [CheckedContinuation<Void, Never>]) in
-                q.callerIsWriting = false
-                q.isBusy = false
-                let idle = q.takeIdleWaitersIfEmpty()
-                guard (!q.items.isEmpty || q.isStopped), q.threadIsWaiting else { return (false, idle) }
-                q.threadIsWaiting = false
-                return (true, idle)
-            }
-            if wakesThread { wake.signal() }
-            for waiter in idle { waiter.resume() }
-        }
+        if wakesThread { wake.signal() }
+        for waiter in idle { waiter.resume() }
+        return error
     }
 
     /// Runs `job` on the thread, after everything queued before it.
@@ -279,7 +286,8 @@ final class JournalWriter: Sendable {
         let signal = queue.withLock { q -> Bool? in
             guard !q.isStopped else { return nil }
             add(&q.items)
-            guard wakesThread else { return false }
+            // A caller writing a batch itself wakes the thread when it is done.
+            guard wakesThread, !q.callerIsWriting else { return false }
             defer { q.threadIsWaiting = false }
             return q.threadIsWaiting
         }

@@ -6,7 +6,7 @@ import PurchaseKitSimulator
 /// When a save flushes its record on its own thread instead of the journal's
 /// thread, and that records still reach the disk whole and in order.
 final class JournalCallerFlushTests: XCTestCase {
-    func testARecordQueuedWhileTheThreadIsIdleIsFlushedByItsCallerAndWhatIsQueuedBehindWaitsForIt() async throws {
+    func testACallerThatClaimsTheIdleWriterFlushesItsRecordItselfAndWhatIsQueuedBehindWaitsForIt() async throws {
         let directory = try makeTemporaryDirectory(self)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let gate = GatedFileSystem()
@@ -22,12 +22,17 @@ final class JournalCallerFlushTests: XCTestCase {
         let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await withCheckedThrowingContinuation { waiter in
+                try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                     // A thread of its own: the caller blocks in the gated flush.
                     Thread {
                         GatedFileSystem.markCurrentThread()
-                        writer.append(record("o-first"), needsFlush: true, waiter: waiter, wakesThread: false)
-                        writer.writeQueued(callerMayWrite: true)
+                        guard var batch = writer.claimIfIdle() else {
+                            return waiter.resume(throwing: JournalTestFailure("the idle writer could not be claimed"))
+                        }
+                        batch.bytes.append(contentsOf: record("o-first"))
+                        batch.needsFlush = true
+                        if let error = writer.writeClaimed(batch) { return waiter.resume(throwing: error) }
+                        waiter.resume()
                     }.start()
                 }
             }
@@ -40,6 +45,7 @@ final class JournalCallerFlushTests: XCTestCase {
                 }
             }
             for await _ in queuedEvents { break }
+            XCTAssertNil(writer.claimIfIdle(), "one caller at a time holds the writer")
             gate.release()
             try await group.waitForAll()
         }
@@ -129,4 +135,54 @@ final class JournalCallerFlushTests: XCTestCase {
         }
         await reopened.close()
     }
+
+    func testAFailedFlushOnTheCallersThreadFailsTheSaveAndTheStoreReloadsFromDisk() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = try await store.loadOpenOrders()
+        let thread = await store.writer.perform { _ in ObjectIdentifier(Thread.current) }
+        let writerThread = try XCTUnwrap(thread)
+        try await store.save(makeOrder("o-1", status: .purchasing))
+        // The next save is about the same order: its caller flushes it.
+        fileSystem.fail(.synchronizeData, errno: EIO)
+        let error = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-1", status: .purchased)) }
+        XCTAssertTrue(error?.message.contains("fdatasync failed") == true, "\(String(describing: error))")
+        XCTAssertEqual((error?.underlying as? POSIXError)?.code, .EIO)
+        let flushes = fileSystem.takeFlushThreads()
+        XCTAssertEqual(flushes.count, 2)
+        XCTAssertFalse(flushes.contains(writerThread), "both saves were flushed by their callers")
+        fileSystem.heal()
+        // The write went through before the flush failed: the reload finds it.
+        let reloaded = try await store.loadOpenOrders()
+        XCTAssertEqual(reloaded.orders.map { "\($0.id) \($0.status)" }, ["o-1 purchased"])
+        try await store.save(makeOrder("o-1", status: .delivered))
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map { "\($0.id) \($0.status)" }, ["o-1 delivered"])
+        XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
+    }
+
+    func testAFailedWriteOnTheCallersThreadLeavesTheOrderAsItWasAndTheStoreGoesOn() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let fileSystem = FaultyFileSystem()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem)
+        _ = try await store.loadOpenOrders()
+        try await store.save(makeOrder("o-1", status: .purchasing))
+        fileSystem.fail(.write, errno: ENOSPC)
+        let error = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-1", status: .purchased)) }
+        XCTAssertEqual((error?.underlying as? POSIXError)?.code, .ENOSPC)
+        fileSystem.heal()
+        let order = try await store.order(id: "o-1")
+        XCTAssertEqual(order?.status, .purchasing, "the reload shows what the disk holds")
+        try await store.save(makeOrder("o-1", status: .purchased))
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map { "\($0.id) \($0.status)" }, ["o-1 purchased"])
+        XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
+    }
+
+}
+
+private struct JournalTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
