@@ -22,6 +22,12 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// The first result offered, waiting for it if need be. Call it once.
+    ///
+    /// It always suspends, even when the result is already there. A shortcut
+    /// that returned that result without a continuation was tried: with this
+    /// toolchain the engine then went on off its actor after `withTimeout`
+    /// (the thread sanitizer saw two threads in the engine's timer schedule,
+    /// and 64 purchases in flight on the journal store crashed).
     func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { s -> Result<Value, any Error>? in
