@@ -46,6 +46,60 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
         }
     }
 
+    func testSixtyFourPurchasesInFlightOnTheStoresOwnThreadAreEachDeliveredOnceToTheirBuyer() async throws {
+        // The library's defaults (store and verifier timeouts on), on a real
+        // directory, with the journal's own thread: saves arrive one order at
+        // a time and interleaved, so they are flushed by their callers and by
+        // the thread in turn. The verifier answers at once, as one that checks
+        // on the device does, so timed calls often end before their caller
+        // asks for the answer. Under the thread sanitizer this is also the
+        // check that the engine stays on its actor throughout.
+        let world = World(engineDefaults: .library)
+        let directory = try makeTemporaryDirectory(self)
+        let store = try JournalOrderStore(directory: directory, configuration: .init(clock: world.clock))
+        let verifier = InstantVerifier()
+        var configuration = world.configuration(store: store, verifier: verifier)
+        configuration.limits.maximumConcurrentPurchases = 64
+        let engine = try await world.engine(configuration)
+        let users = (0..<64).map { "user-\($0)" }
+        let rounds = 16
+        let paid = try await withThrowingTaskGroup(of: Int.self) { group in
+            for user in users {
+                group.addTask {
+                    var paid = 0
+                    for _ in 0..<rounds {
+                        if case .success = try await engine.purchase(productID: Catalog.coins, user: user) { paid += 1 }
+                    }
+                    return paid
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        XCTAssertEqual(paid, users.count * rounds, "every call was answered with its delivered order")
+        await engine.waitUntilIdle()
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertTrue(unfinished.isEmpty, "unfinished \(unfinished)")
+        let transactions = await world.store.allTransactions()
+        let credits = verifier.credits
+        XCTAssertEqual(transactions.count, users.count * rounds)
+        XCTAssertEqual(Set(credits.keys), Set(transactions.map(\.id)), "every transaction was delivered")
+        XCTAssertTrue(credits.values.allSatisfy { $0.count == 1 }, "\(credits.filter { $0.value.count != 1 })")
+        for user in users {
+            let balance = try await engine.consumableBalance(user: user)
+            XCTAssertEqual(balance, [Catalog.coins: rounds], user)
+        }
+        await engine.shutdown()
+
+        let (reopened, report) = try await reopen(store, directory)
+        XCTAssertEqual(report.orders.map(\.id), [], "every order ended and was archived")
+        XCTAssertTrue(report.problems.isEmpty, "\(report.problems)")
+        for user in users {
+            let history = try await reopened.orders(forUser: user)
+            XCTAssertEqual(history.map(\.status), Array(repeating: .completed, count: rounds), user)
+        }
+        await reopened.close()
+    }
+
     /// One purchase on a fresh disk with the crash armed after launch; returns whether it fired.
     private func runPurchase(crashingAt point: SimulatedDisk.CrashPoint, policy: SimulatedDisk.PowerLoss,
                              onCallingThread: Bool) async throws -> Bool {
@@ -126,4 +180,18 @@ private struct DyingDisk: FileSystem {
         try call { () throws(FileSystemError) in try disk.readRegularFile(atPath: path, maximumSize: maximumSize) }
     }
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] { try call { () throws(FileSystemError) in try disk.contentsOfDirectory(atPath: path) } }
+}
+
+/// Delivers every transaction at once, as a verifier that checks on the
+/// device does, and records who was credited for which transaction.
+private final class InstantVerifier: ReceiptVerifier {
+    private let credited = Locked<[String: [String]]>([:])
+
+    /// The users credited, by transaction id.
+    var credits: [String: [String]] { credited.withLock { $0 } }
+
+    func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
+        credited.withLock { $0[request.transaction.id, default: []].append(request.order.userID) }
+        return .delivered
+    }
 }
