@@ -25,9 +25,11 @@ final class OneShot<Value: Sendable>: Sendable {
     ///
     /// It always suspends, even when the result is already there. A shortcut
     /// that returned that result without a continuation was tried: with this
-    /// toolchain the engine then went on off its actor after `withTimeout`
-    /// (the thread sanitizer saw two threads in the engine's timer schedule,
-    /// and 64 purchases in flight on the journal store crashed).
+    /// toolchain, in an optimized build, the engine then went on off its actor
+    /// after `withTimeout` (the thread sanitizer saw two threads in the
+    /// engine's timer schedule, and 64 purchases in flight on the journal
+    /// store crashed; `PurchaseEngineJournalStoreTests` in a release build
+    /// catches it).
     func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let ready = state.withLock { s -> Result<Value, any Error>? in
