@@ -48,9 +48,9 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
 
     func testSixtyFourPurchasesInFlightOnTheStoresOwnThreadAreEachDeliveredOnceToTheirBuyer() async throws {
         // The library's defaults (store and verifier timeouts on), on a real
-        // directory, with the journal's own thread: saves arrive one order at
-        // a time and interleaved, so they are flushed by their callers and by
-        // the thread in turn. The verifier answers at once, as one that checks
+        // directory, with the journal's own thread, which gathers the
+        // interleaved saves of 64 orders into shared flushes. The verifier
+        // answers at once, as one that checks
         // on the device does, so timed calls often end before their caller
         // asks for the answer. Under the thread sanitizer this is also the
         // check that the engine stays on its actor throughout.
