@@ -30,8 +30,8 @@ package protocol FileSystem: Sendable {
     /// append-only journal.
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError)
     /// Reserves the first `length` bytes of an open file, filling what is past
-    /// its end with zeros (`fallocate`), without moving its offset: writes into
-    /// reserved space change no file size, so their flushes write less
+    /// its end with zeros, without moving its offset: writes into reserved
+    /// space change no file size or block map, so their flushes write no
     /// metadata. A file system that cannot reserve space may do nothing.
     func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError)
     /// Flushes a file that is not open here (one a previous process wrote) to stable storage.

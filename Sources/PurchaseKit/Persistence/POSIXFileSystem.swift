@@ -140,14 +140,31 @@ package struct POSIXFileSystem: FileSystem {
 
     package func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
         #if os(Linux)
-        var result: Int32
-        repeat {
-            // posix_fallocate returns the error rather than setting errno.
-            result = posix_fallocate(descriptor, 0, off_t(length))
-        } while result == EINTR
-        // A file system without fallocate support is not an error: reserving space is an optimization.
-        guard result == 0 || result == EOPNOTSUPP || result == EINVAL else {
-            throw FileSystemError(operation: .preallocate, errorNumber: result, path: path)
+        // Zeros written, not `fallocate`d: a range that `fallocate` reserves
+        // is marked unwritten, and the first write into each block turns it
+        // into written data, a change of the file's block map that every
+        // `fdatasync` then writes as a block of its own. Blocks written with
+        // zeros are plain data, and a record written over them flushes as
+        // data alone (about a tenth less a flush on ext4). The zeros cost one
+        // larger flush per reservation.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw FileSystemError(operation: .preallocate, errorNumber: errno, path: path)
+        }
+        var offset = Int(info.st_size)
+        guard offset < length else { return }
+        let chunk = [UInt8](repeating: 0, count: min(length - offset, 64 * 1024))
+        while offset < length {
+            let count = min(chunk.count, length - offset)
+            let written = chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
+            if written > 0 {
+                offset += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                // Out of space (or a zero-byte write): what was reserved stays reserved.
+                throw FileSystemError(operation: .preallocate, errorNumber: written < 0 ? errno : EIO, path: path)
+            }
         }
         #endif
     }

@@ -143,6 +143,8 @@ final class JournalCallerFlushTests: XCTestCase {
         _ = try await store.loadOpenOrders()
         let thread = await store.writer.perform { _ in ObjectIdentifier(Thread.current) }
         let writerThread = try XCTUnwrap(thread)
+        // The thread sleeps, with nothing queued: a save can claim the writer.
+        await store.waitUntilWritten()
         try await store.save(makeOrder("o-1", status: .purchasing))
         // The next save is about the same order: its caller flushes it.
         fileSystem.fail(.synchronizeData, errno: EIO)
@@ -167,6 +169,7 @@ final class JournalCallerFlushTests: XCTestCase {
         let fileSystem = FaultyFileSystem()
         let store = try makeJournalStore(directory, fileSystem: fileSystem)
         _ = try await store.loadOpenOrders()
+        await store.waitUntilWritten()
         try await store.save(makeOrder("o-1", status: .purchasing))
         fileSystem.fail(.write, errno: ENOSPC)
         let error = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-1", status: .purchased)) }
