@@ -142,8 +142,8 @@ package struct POSIXFileSystem: FileSystem {
         #if os(Linux)
         // Zeros written, not `fallocate`d: a range that `fallocate` reserves
         // is marked unwritten, and the first write into each block turns it
-        // into written data, a change of the file's block map that every
-        // `fdatasync` then writes as a block of its own. Blocks written with
+        // into written data, a change of the file's block map that the next
+        // `fdatasync` writes as a block of its own. Blocks written with
         // zeros are plain data, and a record written over them flushes as
         // data alone (about a tenth less a flush on ext4). The zeros cost one
         // larger flush per reservation.
