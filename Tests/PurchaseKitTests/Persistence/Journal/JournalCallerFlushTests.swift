@@ -182,7 +182,6 @@ final class JournalCallerFlushTests: XCTestCase {
         XCTAssertEqual(reopened.orders.map { "\($0.id) \($0.status)" }, ["o-1 purchased"])
         XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
     }
-
 }
 
 private struct JournalTestFailure: Error, CustomStringConvertible {
