@@ -60,17 +60,11 @@ extension JournalOrderStore {
             guard case .loaded = s.phase, !s.isClosed, s.flushesOnCallersThread(about: subject.orderID),
                   var batch = writer.claimIfIdle() else { return (nil, .notReady, nil) }
             // From here the writer is claimed: the batch is written whatever `apply` says.
-            do throws(PurchaseKitError) {
-                guard try apply(&s.index) else { return (batch, .skipped, nil) }
-            } catch {
-                return (batch, .failed(error), nil)
+            let (outcome, snapshot) = applyAndRecord(record, durable: true, subject, apply, in: &s) {
+                batch.bytes.append(contentsOf: record)
+                batch.needsFlush = true
             }
-            batch.bytes.append(contentsOf: record)
-            batch.needsFlush = true
-            s.journalBytes += record.count
-            s.noteRecord(about: subject.orderID, durable: true, endsOrder: subject.endsOrder)
-            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (batch, .queued, nil) }
-            return (batch, .queued, beginSnapshot(&s))
+            return (batch, outcome, snapshot)
         }
         guard let claimed else { return false }
         let error = writer.writeClaimed(claimed)
@@ -87,19 +81,31 @@ extension JournalOrderStore {
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
         let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
             guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return (.notReady, nil) }
-            do throws(PurchaseKitError) {
-                guard try apply(&s.index) else { return (.skipped, nil) }
-            } catch {
-                return (.failed(error), nil)
+            return applyAndRecord(record, durable: waiter != nil, subject, apply, in: &s) {
+                writer.append(record, needsFlush: waiter != nil, waiter: waiter)
             }
-            writer.append(record, needsFlush: waiter != nil, waiter: waiter)
-            s.journalBytes += record.count
-            s.noteRecord(about: subject.orderID, durable: waiter != nil, endsOrder: subject.endsOrder)
-            guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
-            return (.queued, beginSnapshot(&s))
         }
         if let snapshot { startSnapshot(snapshot) }
         return outcome
+    }
+
+    /// The body of both critical sections above, under the lock: applies the
+    /// change to the index, then, if there is something to write, hands the
+    /// record to `place` (the writer's queue, or a batch the caller writes
+    /// itself), counts it, notes it, and begins a snapshot when one is due.
+    private func applyAndRecord(_ record: [UInt8], durable: Bool, _ subject: Subject,
+                                _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool,
+                                in s: inout JournalState, place: () -> Void) -> (Outcome, SnapshotWrite?) {
+        do throws(PurchaseKitError) {
+            guard try apply(&s.index) else { return (.skipped, nil) }
+        } catch {
+            return (.failed(error), nil)
+        }
+        place()
+        s.journalBytes += record.count
+        s.noteRecord(about: subject.orderID, durable: durable, endsOrder: subject.endsOrder)
+        guard s.wantsSnapshot(threshold: configuration.snapshotThreshold) else { return (.queued, nil) }
+        return (.queued, beginSnapshot(&s))
     }
 
     /// Starts a new journal generation and returns the snapshot of everything
