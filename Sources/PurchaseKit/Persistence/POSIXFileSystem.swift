@@ -57,25 +57,15 @@ package struct POSIXFileSystem: FileSystem {
     package func write(_ data: Data, to descriptor: Int32, path: String) throws(FileSystemError) {
         let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
             guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
+            return Self.writeFully(buffer.count) { done in
                 #if canImport(Darwin)
-                let written = Darwin.write(descriptor, base + offset, buffer.count - offset)
+                Darwin.write(descriptor, base + done, buffer.count - done)
                 #elseif canImport(Glibc)
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+                Glibc.write(descriptor, base + done, buffer.count - done)
                 #else
-                let written = Musl.write(descriptor, base + offset, buffer.count - offset)
+                Musl.write(descriptor, base + done, buffer.count - done)
                 #endif
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    // A zero-byte write makes no progress; report it rather than spin.
-                    return written < 0 ? errno : EIO
-                }
             }
-            return nil
         }
         if let failure { throw FileSystemError(operation: .write, errorNumber: failure, path: path) }
     }
@@ -151,21 +141,15 @@ package struct POSIXFileSystem: FileSystem {
         guard fstat(descriptor, &info) == 0 else {
             throw FileSystemError(operation: .preallocate, errorNumber: errno, path: path)
         }
-        var offset = Int(info.st_size)
-        guard offset < length else { return }
-        let chunk = [UInt8](repeating: 0, count: min(length - offset, 64 * 1024))
-        while offset < length {
-            let count = min(chunk.count, length - offset)
-            let written = chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
-            if written > 0 {
-                offset += written
-            } else if written < 0, errno == EINTR {
-                continue
-            } else {
-                // Out of space (or a zero-byte write): what was reserved stays reserved.
-                throw FileSystemError(operation: .preallocate, errorNumber: written < 0 ? errno : EIO, path: path)
-            }
+        let start = Int(info.st_size)
+        guard start < length else { return }
+        let chunk = [UInt8](repeating: 0, count: min(length - start, 64 * 1024))
+        let failure = Self.writeFully(length - start) { done in
+            let count = min(chunk.count, length - start - done)
+            return chunk.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(start + done)) }
         }
+        // Out of space, say: what was reserved stays reserved.
+        if let failure { throw FileSystemError(operation: .preallocate, errorNumber: failure, path: path) }
         #endif
     }
 
@@ -254,5 +238,26 @@ package struct POSIXFileSystem: FileSystem {
             }
             if name != ".", name != ".." { names.append(name) }
         }
+    }
+}
+
+extension POSIXFileSystem {
+    /// Writes `count` bytes with `call`, which is handed how many are done
+    /// and returns what one system call wrote (or -1), until all are
+    /// written. Retries on `EINTR`; returns the error number otherwise, or
+    /// `EIO` for a write that makes no progress, rather than spin.
+    private static func writeFully(_ count: Int, _ call: (_ done: Int) -> Int) -> Int32? {
+        var done = 0
+        while done < count {
+            let written = call(done)
+            if written > 0 {
+                done += written
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return written < 0 ? errno : EIO
+            }
+        }
+        return nil
     }
 }
