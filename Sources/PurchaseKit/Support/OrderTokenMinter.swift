@@ -8,6 +8,7 @@
 /// cannot (the seed is package-level configuration).
 struct OrderTokenMinter: Sendable {
     private var seeded: SeededRandomNumberGenerator?
+    private var system = SystemRandomBits()
 
     /// A minter on the system's random source, or on a seeded generator for replays.
     init(seed: UInt64?) {
@@ -23,7 +24,6 @@ struct OrderTokenMinter: Sendable {
             low = generator.next()
             seeded = generator
         } else {
-            var system = SystemRandomNumberGenerator()
             high = system.next()
             low = system.next()
         }

@@ -32,13 +32,15 @@ public protocol OrderGenerator: Sendable {
 /// Makes a random UUID per order (version 4, lowercase), for apps without a
 /// server-side order. The bits come from the system's cryptographic random
 /// source, as the order token's do (on Linux, Foundation's `UUID()` opens
-/// `/dev/urandom` for every id; this asks the kernel once, without a file).
+/// `/dev/urandom` for every id; this asks the kernel once for many ids,
+/// without a file). Copies of a generator share one source.
 public struct UUIDOrderGenerator: OrderGenerator {
+    private let minter = Locked(OrderTokenMinter(seed: nil))
+
     /// Creates a generator.
     public init() {}
 
     public func makeOrderID(for request: OrderRequest) async throws -> String {
-        var minter = OrderTokenMinter(seed: nil)
-        return minter.next()
+        minter.withLock { $0.next() }
     }
 }

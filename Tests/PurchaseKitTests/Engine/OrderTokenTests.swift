@@ -32,6 +32,38 @@ final class OrderTokenTests: XCTestCase {
         }
     }
 
+    /// The system's bits come in batches of 32 values; a copy of the source,
+    /// of a minter or of the default generator must never hand out a value
+    /// or an id that another copy already has (as a copied buffer would).
+    func testCopiesOfTheSystemSourceShareOneBatchAndNeverRepeat() async throws {
+        var first = SystemRandomBits()
+        var values: Set<UInt64> = [first.next()]   // a batch is drawn before the copy
+        var second = first
+        for _ in 0..<300 {
+            XCTAssertTrue(values.insert(first.next()).inserted)
+            XCTAssertTrue(values.insert(second.next()).inserted)
+        }
+
+        var minter = OrderTokenMinter(seed: nil)
+        var tokens: Set<String> = [minter.next()]
+        var copy = minter
+        for _ in 0..<100 {
+            XCTAssertTrue(tokens.insert(minter.next()).inserted)
+            XCTAssertTrue(tokens.insert(copy.next()).inserted)
+        }
+
+        let generator = UUIDOrderGenerator()
+        let request = OrderRequest(productID: "p", userID: "u", quantity: 1)
+        var ids: Set<String> = [try await generator.makeOrderID(for: request)]
+        let other = generator
+        for _ in 0..<100 {
+            let id = try await generator.makeOrderID(for: request)
+            let otherID = try await other.makeOrderID(for: request)
+            XCTAssertTrue(ids.insert(id).inserted)
+            XCTAssertTrue(ids.insert(otherID).inserted)
+        }
+    }
+
     func testTheFormatterWritesEveryNibbleInPlace() {
         XCTAssertEqual(OrderTokenMinter.format(0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210),
                        "01234567-89ab-cdef-fedc-ba9876543210")
