@@ -39,7 +39,7 @@ import Foundation
 /// made, durable or not yet.
 ///
 /// **Snapshots.** When the journal has grown past
-/// ``Configuration/snapshotThreshold`` (and half the last snapshot's size),
+/// ``Configuration/snapshotThreshold`` (and the last snapshot's size),
 /// the store starts a new journal file and writes every order to a new
 /// snapshot in the background (a temporary file, flushed, renamed, the folder
 /// flushed), then deletes the files it replaces. A launch reads the newest
@@ -82,7 +82,7 @@ public final class JournalOrderStore: OrderStore {
         /// sets aside the records that no longer fit.
         public var maximumRecordSize: Int
         /// How many bytes the journal may grow by before a new snapshot is
-        /// written (at least half the last snapshot's size); 1 MiB by default.
+        /// written (at least the last snapshot's size); 1 MiB by default.
         public var snapshotThreshold: Int
         /// The file-system calls; tests replace them to inject faults.
         package var fileSystem: any FileSystem = POSIXFileSystem()

@@ -49,10 +49,13 @@ struct JournalState: Sendable {
     }
 
     /// Whether the journal has grown enough that a new snapshot pays for itself:
-    /// past the threshold, and past half the snapshot, so that the snapshots
-    /// written over time cost at most about twice the journal itself.
+    /// past the threshold, and past the last snapshot's size, so that the
+    /// snapshots written over time cost at most about as much as the journal
+    /// itself (half the size cost twice as much: the archive, rewritten into
+    /// every snapshot, made snapshots the larger part of what a purchase
+    /// wrote), and a launch reads at most twice the snapshot.
     func wantsSnapshot(threshold: Int) -> Bool {
-        !snapshotInProgress && journalBytes >= max(threshold, snapshotBytes / 2)
+        !snapshotInProgress && journalBytes >= max(threshold, snapshotBytes)
     }
 }
 
