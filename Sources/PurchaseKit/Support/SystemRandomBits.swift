@@ -14,7 +14,9 @@ import Musl
 /// never leaves the process, so values are taken from it directly.
 ///
 /// Copies share one buffer behind one lock, so two copies never hand out the
-/// same value. A value is handed out once and dropped from the buffer.
+/// same value. A value is handed out once and dropped from the buffer. (A
+/// process that forks would leave its child the values still buffered; an
+/// app does not fork, and the engine refuses a token an order already holds.)
 struct SystemRandomBits: RandomNumberGenerator, Sendable {
     private static let batch = 32
 
