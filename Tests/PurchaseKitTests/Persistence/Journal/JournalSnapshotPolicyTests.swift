@@ -1,3 +1,4 @@
+import Foundation
 @testable import PurchaseKit
 import XCTest
 
@@ -24,6 +25,43 @@ final class JournalSnapshotPolicyTests: XCTestCase {
         XCTAssertFalse(state(journal: 5_000, snapshot: 8_000).wantsSnapshot(threshold: 1_000))
         XCTAssertFalse(state(journal: 7_999, snapshot: 8_000).wantsSnapshot(threshold: 1_000))
         XCTAssertTrue(state(journal: 8_000, snapshot: 8_000).wantsSnapshot(threshold: 1_000))
+    }
+
+    /// Through a real store on disk: once a snapshot holds many orders, the
+    /// journal grows to that snapshot's size before the next one starts (with
+    /// half the size, a store with a large archive rewrote it twice as often),
+    /// and every order survives the snapshots.
+    func testAStoreRewritesItsSnapshotOnlyOnceTheJournalIsAsLargeAsIt() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory, snapshotThreshold: 1)
+        for number in 0..<100 { try await store.save(makeFullOrder("o-\(number)", status: .completed)) }
+        await store.waitUntilWritten()
+        let (generation, snapshotSize) = store.state.withLock { ($0.generation, $0.snapshotBytes) }
+        XCTAssertGreaterThan(snapshotSize, 20_000, "a hundred orders with receipts")
+
+        var order = makeOrder("small", createdAt: testEpoch)
+        var largestJournal = 0
+        for attempt in 1...10_000 {
+            order.hint = "update \(attempt)"
+            try await store.save(order)
+            await store.waitUntilWritten()
+            let (now, journal) = store.state.withLock { ($0.generation, $0.journalBytes) }
+            if now != generation { break }
+            XCTAssertLessThan(journal, snapshotSize, "no snapshot began with the journal at \(journal) bytes")
+            largestJournal = journal
+        }
+        XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began at last")
+        XCTAssertGreaterThan(largestJournal, snapshotSize * 9 / 10,
+                             "the journal grew close to the snapshot's \(snapshotSize) bytes first")
+
+        let (reopened, report) = try await reopen(store, directory)
+        XCTAssertTrue(report.problems.isEmpty)
+        XCTAssertEqual(report.orders.count, 101)
+        let reloaded = try await reopened.order(id: "o-42")
+        XCTAssertEqual(reloaded, makeFullOrder("o-42", status: .completed))
+        let small = try await reopened.order(id: "small")
+        XCTAssertEqual(small?.hint, order.hint, "the last update, after the snapshot")
+        await reopened.close()
     }
 
     func testNoSecondSnapshotStartsWhileOneIsBeingWritten() {
