@@ -35,14 +35,25 @@ final class JournalSnapshotPolicyTests: XCTestCase {
         let directory = try makeTemporaryDirectory(self)
         let store = try makeJournalStore(directory, snapshotThreshold: 1)
         for number in 0..<100 { try await store.save(makeFullOrder("o-\(number)", status: .completed)) }
-        await store.waitUntilWritten()
+        // Snapshots ran while those saves went on: small updates until one
+        // that holds all hundred orders (with receipts, over 20 KB) is written
+        // and the journal after it is still short.
+        var order = makeOrder("small", createdAt: testEpoch)
+        var updates = 0
+        repeat {
+            updates += 1
+            order.hint = "update \(updates)"
+            try await store.save(order)
+            await store.waitUntilWritten()
+        } while store.state.withLock({ $0.snapshotBytes < 20_000 || $0.journalBytes >= $0.snapshotBytes / 2 })
+            && updates < 10_000
         let (generation, snapshotSize) = store.state.withLock { ($0.generation, $0.snapshotBytes) }
         XCTAssertGreaterThan(snapshotSize, 20_000, "a hundred orders with receipts")
 
-        var order = makeOrder("small", createdAt: testEpoch)
         var largestJournal = 0
-        for attempt in 1...10_000 {
-            order.hint = "update \(attempt)"
+        for _ in 1...10_000 {
+            updates += 1
+            order.hint = "update \(updates)"
             try await store.save(order)
             await store.waitUntilWritten()
             let (now, journal) = store.state.withLock { ($0.generation, $0.journalBytes) }
