@@ -35,12 +35,15 @@ public protocol OrderGenerator: Sendable {
 /// `/dev/urandom` for every id; this asks the kernel once for many ids,
 /// without a file). Copies of a generator share one source.
 public struct UUIDOrderGenerator: OrderGenerator {
-    private let minter = Locked(OrderTokenMinter(seed: nil))
+    private let minter = OrderTokenMinter(seed: nil)
 
     /// Creates a generator.
     public init() {}
 
     public func makeOrderID(for request: OrderRequest) async throws -> String {
-        minter.withLock { $0.next() }
+        // An unseeded minter's only state is its system source, whose copies
+        // share one batch behind its own lock: a copy per call repeats nothing.
+        var minter = self.minter
+        return minter.next()
     }
 }

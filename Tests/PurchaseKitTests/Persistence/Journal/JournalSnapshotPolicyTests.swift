@@ -40,11 +40,14 @@ final class JournalSnapshotPolicyTests: XCTestCase {
         // and the journal after it is still short.
         var order = makeOrder("small", createdAt: testEpoch)
         var updates = 0
-        repeat {
+        func update() async throws {
             updates += 1
             order.hint = "update \(updates)"
             try await store.save(order)
             await store.waitUntilWritten()
+        }
+        repeat {
+            try await update()
         } while store.state.withLock({ $0.snapshotBytes < 20_000 || $0.journalBytes >= $0.snapshotBytes / 2 })
             && updates < 10_000
         let (generation, snapshotSize) = store.state.withLock { ($0.generation, $0.snapshotBytes) }
@@ -52,10 +55,7 @@ final class JournalSnapshotPolicyTests: XCTestCase {
 
         var largestJournal = 0
         for _ in 1...10_000 {
-            updates += 1
-            order.hint = "update \(updates)"
-            try await store.save(order)
-            await store.waitUntilWritten()
+            try await update()
             let (now, journal) = store.state.withLock { ($0.generation, $0.journalBytes) }
             if now != generation { break }
             XCTAssertLessThan(journal, snapshotSize, "no snapshot began with the journal at \(journal) bytes")
