@@ -242,6 +242,12 @@ package final class ScriptedAppStore: Sendable {
         for (feed, index) in sent { await feed.waitUntilProcessed(index) }
     }
 
+    /// Returns once every listener of `Transaction.updates` so far has gone
+    /// away (its task was cancelled, as when its app's store adapter ends).
+    package func waitUntilUpdateListenersEnd() async {
+        for feed in state.withLock({ $0.updateFeeds }) { await feed.waitUntilClosed() }
+    }
+
     /// How many listeners iterate `Transaction.updates` now.
     package var updateListenerCount: Int {
         state.withLock { $0.liveListeners.updates }

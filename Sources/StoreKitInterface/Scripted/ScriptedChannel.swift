@@ -18,6 +18,7 @@ package final class ScriptedChannel<Element: Sendable>: Sendable {
         var isClosed = false
         var consumer: CheckedContinuation<Element?, Never>?
         var processedWaiters: [(index: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
         func isProcessed(_ index: Int) -> Bool { isClosed || requests >= index + 2 }
 
@@ -95,14 +96,26 @@ package final class ScriptedChannel<Element: Sendable>: Sendable {
         }
     }
 
+    /// Returns once the consumer went away (at once if it already has).
+    package func waitUntilClosed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed = state.withLock { s -> Bool in
+                if !s.isClosed { s.closeWaiters.append(continuation) }
+                return s.isClosed
+            }
+            if closed { continuation.resume() }
+        }
+    }
+
     /// The consumer went away: it gets nil, and nobody waits for it any more.
     package func close() {
         let (consumer, waiters) = state.withLock { s -> (CheckedContinuation<Element?, Never>?, [CheckedContinuation<Void, Never>]) in
             s.isClosed = true
             let consumer = s.consumer
             s.consumer = nil
-            let waiters = s.processedWaiters.map(\.continuation)
+            let waiters = s.processedWaiters.map(\.continuation) + s.closeWaiters
             s.processedWaiters = []
+            s.closeWaiters = []
             return (consumer, waiters)
         }
         consumer?.resume(returning: nil)

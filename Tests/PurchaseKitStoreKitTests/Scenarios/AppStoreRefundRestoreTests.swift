@@ -51,6 +51,12 @@ final class AppStoreRefundRestoreTests: XCTestCase {
             // update listener) alive.
             await engine.waitUntilIdle()
         }
+        // The task of the last timed store call (the finish) may still hold
+        // the store adapter for a moment on the other thread after the engine
+        // answered; the adapter's end cancels its listener. Wait for that,
+        // failing rather than hanging if something keeps the adapter alive.
+        let store = world.store
+        await returnsPromptly("the end of the app's update listener") { await store.waitUntilUpdateListenersEnd() }
         XCTAssertEqual(world.store.updateListenerCount, 0, "no app is running")
         await world.store.refund(id)
 
