@@ -17,6 +17,8 @@ enum PurchaseBenchmarks {
     static let purchasesPerSecond = BenchmarkMetric.custom("purchases per second", polarity: .prefersLarger, useScalingFactor: false)
     static let purchasesPerCPUSecond = BenchmarkMetric.custom("purchases per CPU-second", polarity: .prefersLarger, useScalingFactor: false)
     static let cpuPerPurchase = BenchmarkMetric.custom("CPU per purchase (μs)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let systemCPUShare = BenchmarkMetric.custom("system CPU (% of the round's CPU)", polarity: .prefersSmaller, useScalingFactor: false)
+    static let switchesPer100 = BenchmarkMetric.custom("thread switches per 100 purchases", polarity: .prefersSmaller, useScalingFactor: false)
 
     static func register() {
         for kind in StoreKind.allCases {
@@ -44,21 +46,25 @@ enum PurchaseBenchmarks {
         }
     }
 
-    /// One purchase per iteration on the rig `makeRig` sets up, with the CPU time it took.
+    /// One purchase per iteration on the rig `makeRig` sets up, with the CPU
+    /// time it took and how many times a thread of the process went to sleep
+    /// meanwhile (×100, to share the 64-in-flight metric's unit).
     private static func registerOneAtATime(_ name: String, makeRig: @escaping @Sendable () async throws -> PurchaseRig) {
         let rig = Shared<PurchaseRig>()
         Benchmark(
             name,
             configuration: .init(
-                metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase],
+                metrics: [.throughput, .wallClock, .mallocCountTotal, cpuPerPurchase, switchesPer100],
                 warmupIterations: 10, maxDuration: .seconds(3), maxIterations: 5_000,
                 setup: { rig.value = try await makeRig() },
                 teardown: { rig.value.close(); rig.clear() })
         ) { benchmark in
             do {
                 let cpuStart = ProcessCPUTime.nanoseconds()
+                let switchesStart = KernelUsage.now().voluntarySwitches
                 try await rig.value.purchase(user: "user-1")
                 benchmark.measurement(cpuPerPurchase, Int((ProcessCPUTime.nanoseconds() - cpuStart) / 1_000))
+                benchmark.measurement(switchesPer100, (KernelUsage.now().voluntarySwitches - switchesStart) * 100)
             } catch {
                 benchmark.error("\(error)")
             }
@@ -78,15 +84,18 @@ enum PurchaseBenchmarks {
 
     /// A round of purchases per iteration, 64 in flight (64 users, one payment
     /// in flight each; `maximumConcurrentPurchases` = 64). Throughput and the
-    /// latency of each purchase are custom metrics; wall clock and allocations
-    /// are per round (divide by ``purchasesPerRound(_:)``).
+    /// latency of each purchase are custom metrics, with the share of the
+    /// round's CPU spent in the kernel and the threads' voluntary context
+    /// switches (``KernelUsage``); wall clock and allocations are per round
+    /// (divide by ``purchasesPerRound(_:)``).
     static func registerInFlight(_ kind: StoreKind) {
         let rig = Shared<PurchaseRig>()
         let round = purchasesPerRound(kind)
         Benchmark(
             "Purchase, \(inFlight) in flight (\(round) per iteration): \(kind.rawValue)",
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal, purchasesPerSecond, purchasesPerCPUSecond, latency],
+                metrics: [.wallClock, .mallocCountTotal, purchasesPerSecond, purchasesPerCPUSecond, latency, systemCPUShare,
+                          switchesPer100],
                 warmupIterations: 1, maxDuration: .seconds(4), maxIterations: kind == .jsonArray ? 3 : 100,
                 setup: { rig.value = try await PurchaseRig(kind: kind, maximumConcurrentPurchases: inFlight) },
                 teardown: { rig.value.close(); rig.clear() })
@@ -94,11 +103,15 @@ enum PurchaseBenchmarks {
             do {
                 let start = ContinuousClock.now
                 let cpuStart = ProcessCPUTime.nanoseconds()
+                let kernelStart = KernelUsage.now()
                 let latencies = try await rig.value.purchaseConcurrently(total: round, inFlight: inFlight)
                 let cpu = ProcessCPUTime.nanoseconds() - cpuStart
+                let kernel = KernelUsage.now() - kernelStart
                 let elapsed = DurabilityBenchmarks.microseconds(start.duration(to: .now))
                 benchmark.measurement(purchasesPerSecond, round * 1_000_000 / max(elapsed, 1))
                 benchmark.measurement(purchasesPerCPUSecond, ProcessCPUTime.perCPUSecond(round, nanoseconds: cpu))
+                benchmark.measurement(systemCPUShare, kernel.systemMicroseconds * 100_000 / max(Int(cpu), 1))
+                benchmark.measurement(switchesPer100, kernel.voluntarySwitches * 100 / round)
                 for microseconds in latencies { benchmark.measurement(latency, microseconds) }
             } catch {
                 benchmark.error("\(error)")
