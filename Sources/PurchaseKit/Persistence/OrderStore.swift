@@ -72,7 +72,9 @@ public protocol OrderStore: Sendable {
     /// Records a spend of consumable units, durably: when this returns, the
     /// spend survives a crash. When the user already has a spend with the same
     /// id, nothing is written and the stored one is returned, so a retry spends
-    /// nothing. The engine checks the balance; the store only keeps the record.
+    /// nothing; a retry made while the first call is still writing returns
+    /// only once that spend is durable too. The engine checks the balance; the
+    /// store only keeps the record.
     /// Spends are kept for good: balances are computed from them.
     ///
     /// The default (in an extension) throws ``PurchaseKitError/Code/spendsNotSupported``.

@@ -5,10 +5,13 @@ import PurchaseKitSimulator
 /// The disk with one kind of flush silently skipped: a store that believes it
 /// flushed but did not. `skipped` names the flush: `.synchronize` (every file
 /// flush), `.synchronizeData` (the data flush alone), `.synchronizeDirectory`,
-/// or `.read` (the flush of a file read back at launch).
+/// or `.read` (the flush of a file read back at launch); nil skips none.
+/// With a `gate`, a data flush may also be held until the test lets it go
+/// (see ``FlushGate``).
 struct SabotagedFileSystem: FileSystem {
     let disk: SimulatedDisk
-    let skipped: FileSystemError.Operation
+    let skipped: FileSystemError.Operation?
+    var gate: FlushGate?
 
     func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
         try disk.makeDirectory(atPath: path, mode: mode)
@@ -26,6 +29,7 @@ struct SabotagedFileSystem: FileSystem {
         if skipped != .synchronize { try disk.synchronize(descriptor, path: path) }
     }
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
+        gate?.pass()
         if skipped != .synchronize, skipped != .synchronizeData { try disk.synchronizeData(descriptor, path: path) }
     }
     func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
@@ -52,5 +56,49 @@ struct SabotagedFileSystem: FileSystem {
     }
     func contentsOfDirectory(atPath path: String) throws(FileSystemError) -> [String] {
         try disk.contentsOfDirectory(atPath: path)
+    }
+}
+
+/// Holds the first data flush made after ``arm()`` until ``release()``: a
+/// test makes a call while another call's flush is in progress.
+///
+/// `@unchecked Sendable` is safe: its state is only touched under the lock,
+/// and the semaphore is thread-safe.
+final class FlushGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private let released = DispatchSemaphore(value: 0)
+    private var armed = false
+    private var holding = false
+    private var holdWaiter: CheckedContinuation<Void, Never>?
+
+    func arm() { lock.withLock { armed = true } }
+
+    /// Returns once a flush is held.
+    func waitUntilHolding() async {
+        await withCheckedContinuation { continuation in
+            let already = lock.withLock { () -> Bool in
+                if holding { return true }
+                holdWaiter = continuation
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    func release() { released.signal() }
+
+    /// Called by the file system before each data flush, on the flushing
+    /// thread (the store's own, never the cooperative pool's while held).
+    func pass() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>?? in
+            guard armed else { return nil }
+            armed = false
+            holding = true
+            defer { holdWaiter = nil }
+            return .some(holdWaiter)
+        }
+        guard let waiter else { return }
+        waiter?.resume()
+        released.wait()
     }
 }

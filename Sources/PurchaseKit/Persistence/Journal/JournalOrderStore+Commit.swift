@@ -17,7 +17,11 @@ extension JournalOrderStore {
     /// Applies a change to the index and queues its record in one critical
     /// section, so that the journal holds the changes in the order lookups saw
     /// them. `apply` returns false when there is nothing to write. A `durable`
-    /// change returns once the flush that covers its record has returned.
+    /// change returns once the flush that covers its record has returned; one
+    /// with nothing to write (a spend already recorded, an order already
+    /// removed) still waits for a flush, since the call that made the change
+    /// it finds may be waiting for that flush itself: it must not return
+    /// before the change it reports is durable.
     func commit(_ record: [UInt8], durable: Bool, about subject: Subject,
                 _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) async throws(PurchaseKitError) {
         while true {
@@ -28,6 +32,8 @@ extension JournalOrderStore {
                     try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
                         switch enqueue(record, waiter: waiter, subject, apply) {
                         case .queued: break
+                        // Not returned for a change with a waiter (see `enqueue`);
+                        // answered all the same, so that no path leaves a caller waiting.
                         case .skipped: waiter.resume()
                         case .notReady: waiter.resume(throwing: JournalNotReady())
                         case .failed(let error): waiter.resume(throwing: error)
@@ -59,10 +65,11 @@ extension JournalOrderStore {
         let (claimed, outcome, snapshot) = state.withLock { s -> (JournalWriter.Batch?, Outcome, SnapshotWrite?) in
             guard case .loaded = s.phase, !s.isClosed, s.flushesOnCallersThread(about: subject.orderID),
                   var batch = writer.claimIfIdle() else { return (nil, .notReady, nil) }
-            // From here the writer is claimed: the batch is written whatever `apply` says.
+            // From here the writer is claimed: the batch is written, and
+            // flushed, whatever `apply` says.
+            batch.needsFlush = true
             let (outcome, snapshot) = applyAndRecord(record, durable: true, subject, apply, in: &s) {
                 batch.bytes.append(contentsOf: record)
-                batch.needsFlush = true
             }
             return (batch, outcome, snapshot)
         }
@@ -81,9 +88,15 @@ extension JournalOrderStore {
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
         let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
             guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return (.notReady, nil) }
-            return applyAndRecord(record, durable: waiter != nil, subject, apply, in: &s) {
+            let result = applyAndRecord(record, durable: waiter != nil, subject, apply, in: &s) {
                 writer.append(record, needsFlush: waiter != nil, waiter: waiter)
             }
+            if case .skipped = result.0, let waiter {
+                // Nothing to write, but a flush to wait for, queued after every record before it.
+                writer.append([], needsFlush: true, waiter: waiter)
+                return (.queued, result.1)
+            }
+            return result
         }
         if let snapshot { startSnapshot(snapshot) }
         return outcome

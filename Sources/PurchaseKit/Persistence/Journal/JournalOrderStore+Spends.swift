@@ -3,7 +3,8 @@ import Foundation
 extension JournalOrderStore {
     /// Records a spend as a journal record, flushed before this returns; kept
     /// by every snapshot. A spend id the user already has writes nothing and
-    /// returns the stored spend.
+    /// returns the stored spend, once that spend is flushed (a retry can come
+    /// while the first call waits for its flush).
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {

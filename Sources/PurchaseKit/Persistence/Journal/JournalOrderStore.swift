@@ -207,7 +207,8 @@ public final class JournalOrderStore: OrderStore {
     }
 
     /// Deletes an order for good, wherever it is: open, archived or compacted.
-    /// Deleting a missing order is not an error. Durable when it returns.
+    /// Deleting a missing order is not an error. Durable when it returns,
+    /// also when another call removed the order and is still flushing.
     public func remove(orderID: String) async throws {
         var record = ByteWriter(capacity: 64)
         JournalRecord.remove(id: orderID, into: &record)
