@@ -60,6 +60,22 @@ struct CrashScenario<Process: CrashProcess> {
 enum CrashSite {
     static let root = "/var/mobile/app/store"
     static let policies: [SimulatedDisk.PowerLoss] = [.durableOnly, .everything] + (1...6).map { .seeded($0) }
+
+    /// A fresh disk holding `folder` (by default, the store's parent), durably.
+    static func disk(holding folder: String = (root as NSString).deletingLastPathComponent) throws -> SimulatedDisk {
+        let disk = SimulatedDisk()
+        try prepare(disk, holding: folder)
+        return disk
+    }
+
+    static func prepare(_ disk: SimulatedDisk, holding folder: String) throws {
+        _ = try disk.makeDirectory(atPath: folder, mode: 0o755)
+        var parent = folder
+        while parent != "/" {
+            parent = (parent as NSString).deletingLastPathComponent
+            try disk.synchronizeDirectory(atPath: parent)
+        }
+    }
 }
 
 enum CrashStepError: Error {
@@ -116,12 +132,7 @@ struct CrashHarness<Process: CrashProcess> {
         var process = Process(disk: disk, fileSystem: fileSystem, options: scenario.options)
         var ledger = Process.Ledger()
         do {
-            _ = try disk.makeDirectory(atPath: scenario.existingFolder, mode: 0o755)
-            var folder = scenario.existingFolder
-            while folder != "/" {
-                folder = (folder as NSString).deletingLastPathComponent
-                try disk.synchronizeDirectory(atPath: folder)
-            }
+            try CrashSite.prepare(disk, holding: scenario.existingFolder)
             for step in scenario.setUp {
                 if let error = await perform(step, &process, &ledger) { return ([], ["set-up \(step) failed: \(error)"]) }
             }

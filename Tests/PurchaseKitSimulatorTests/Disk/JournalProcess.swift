@@ -115,6 +115,16 @@ struct JournalProcess: CrashProcess {
         await JournalChecks(disk: disk, root: CrashSite.root).verify(ledger)
     }
 
+    /// Kills the process of `store`, cuts the power keeping only what was
+    /// flushed, and opens and loads a new store on the disk.
+    static func relaunch(_ store: JournalOrderStore, on disk: SimulatedDisk) async throws -> JournalOrderStore {
+        await store.abandon()
+        disk.powerLoss(.durableOnly)
+        let reopened = try openStore(disk)
+        _ = try await reopened.loadOpenOrders()
+        return reopened
+    }
+
     static func openStore(_ fileSystem: any FileSystem, _ options: Options = .init()) throws(PurchaseKitError) -> JournalOrderStore {
         var configuration = JournalOrderStore.Configuration(clock: ManualClock(start: TestOrders.epoch),
                                                             snapshotThreshold: options.snapshotThreshold)

@@ -12,29 +12,19 @@ import PurchaseKitSimulator
 final class JournalRepeatedCallTests: XCTestCase {
     private let marker = TestOrders.version(3, of: "order-marker", status: .completed)
 
-    /// A disk holding the store's parent folder, durably.
-    private func freshDisk() throws -> SimulatedDisk {
-        let disk = SimulatedDisk()
-        var folder = (CrashSite.root as NSString).deletingLastPathComponent
-        _ = try disk.makeDirectory(atPath: folder, mode: 0o755)
-        while folder != "/" {
-            folder = (folder as NSString).deletingLastPathComponent
-            try disk.synchronizeDirectory(atPath: folder)
-        }
-        return disk
-    }
 
-    /// Kills the process, cuts the power keeping only what was flushed, and opens the store again.
-    private func relaunch(_ store: JournalOrderStore, on disk: SimulatedDisk) async throws -> JournalOrderStore {
-        await store.abandon()
-        disk.powerLoss(.durableOnly)
-        let reopened = try JournalProcess.openStore(disk)
-        _ = try await reopened.loadOpenOrders()
-        return reopened
+    /// The marker, saved just before the repeated call, survived the power
+    /// cut: the call waited for a flush that covers it. Closes the store.
+    private func assertTheMarkerSurvived(in reopened: JournalOrderStore, file: StaticString = #filePath,
+                                         line: UInt = #line) async throws {
+        let marked = try await reopened.order(id: marker.id)
+        XCTAssertEqual(marked, marker, "the repeated call returned before a flush that covers what came before it",
+                       file: file, line: line)
+        await reopened.close()
     }
 
     func testASpendRecordedAgainWhileTheFirstIsFlushingReturnsOnlyOnceItIsDurable() async throws {
-        let disk = try freshDisk()
+        let disk = try CrashSite.disk()
         let gate = FlushGate()
         let store = try JournalProcess.openStore(SabotagedFileSystem(disk: disk, skipped: nil, gate: gate))
         _ = try await store.loadOpenOrders()
@@ -53,16 +43,14 @@ final class JournalRepeatedCallTests: XCTestCase {
         XCTAssertEqual(firstAnswer, spend)
         XCTAssertEqual(againAnswer, spend, "the stored spend, as the first call saved it")
 
-        let reopened = try await relaunch(store, on: disk)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
         let spends = try await reopened.spends(forUser: "user-1")
         XCTAssertEqual(spends, [spend])
-        let marked = try await reopened.order(id: marker.id)
-        XCTAssertEqual(marked, marker, "the second call returned before a flush that covers what came before it")
-        await reopened.close()
+        try await assertTheMarkerSurvived(in: reopened)
     }
 
     func testAnOrderRemovedAgainReturnsOnlyOnceTheRemovalIsDurable() async throws {
-        let disk = try freshDisk()
+        let disk = try CrashSite.disk()
         let store = try JournalProcess.openStore(disk)
         _ = try await store.loadOpenOrders()
         let removed = TestOrders.version(1, of: "order-a")
@@ -71,16 +59,14 @@ final class JournalRepeatedCallTests: XCTestCase {
         try await store.save(marker)
         try await store.remove(orderID: removed.id)
 
-        let reopened = try await relaunch(store, on: disk)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
         let gone = try await reopened.order(id: removed.id)
         XCTAssertNil(gone)
-        let marked = try await reopened.order(id: marker.id)
-        XCTAssertEqual(marked, marker, "the second removal returned before a flush that covers what came before it")
-        await reopened.close()
+        try await assertTheMarkerSurvived(in: reopened)
     }
 
     func testAMissingOrderRemovedWithNothingPendingCostsNoFlush() async throws {
-        let disk = try freshDisk()
+        let disk = try CrashSite.disk()
         let store = try JournalProcess.openStore(disk)
         _ = try await store.loadOpenOrders()
         try await store.save(TestOrders.version(1, of: "order-a"))

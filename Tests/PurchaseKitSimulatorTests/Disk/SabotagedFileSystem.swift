@@ -7,11 +7,13 @@ import PurchaseKitSimulator
 /// flush), `.synchronizeData` (the data flush alone), `.synchronizeDirectory`,
 /// or `.read` (the flush of a file read back at launch); nil skips none.
 /// With a `gate`, a data flush may also be held until the test lets it go
-/// (see ``FlushGate``).
+/// (see ``FlushGate``); with `writeBack`, one may fail as a lost write-back
+/// does (see ``WriteBackFailure``).
 struct SabotagedFileSystem: FileSystem {
     let disk: SimulatedDisk
     let skipped: FileSystemError.Operation?
     var gate: FlushGate?
+    var writeBack: WriteBackFailure?
 
     func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
         try disk.makeDirectory(atPath: path, mode: mode)
@@ -30,6 +32,7 @@ struct SabotagedFileSystem: FileSystem {
     }
     func synchronizeData(_ descriptor: Int32, path: String) throws(FileSystemError) {
         gate?.pass()
+        if try writeBack?.flushIsLost(path, failing: true) == true { return }
         if skipped != .synchronize, skipped != .synchronizeData { try disk.synchronizeData(descriptor, path: path) }
     }
     func preallocate(_ descriptor: Int32, length: Int, path: String) throws(FileSystemError) {
@@ -37,6 +40,7 @@ struct SabotagedFileSystem: FileSystem {
     }
     /// Skipped with `.synchronize`, or alone with `.read` (the flush of a file read back at launch).
     func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        if try writeBack?.flushIsLost(path, failing: false) == true { return }
         if skipped != .synchronize, skipped != .read { try disk.synchronizeFile(atPath: path) }
     }
     func close(_ descriptor: Int32, path: String) throws(FileSystemError) {
@@ -100,5 +104,35 @@ final class FlushGate: @unchecked Sendable {
         guard let waiter else { return }
         waiter?.resume()
         released.wait()
+    }
+}
+
+/// A write-back that fails, as Linux reports one: the first data flush after
+/// ``arm()`` throws `EIO`, and from then on every flush of that file returns
+/// as if it had worked and writes nothing (the kernel reports the error once
+/// and may drop the unwritten pages, which reads still see). What was not
+/// flushed before the failure never reaches the disk.
+///
+/// `@unchecked Sendable` is safe: its state is only touched under the lock.
+final class WriteBackFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var armed = false
+    private var lostPath: String?
+
+    func arm() { lock.withLock { armed = true } }
+
+    /// Whether a flush of `path` is to be acknowledged without doing
+    /// anything; throws for the flush that fails (a data flush, when armed).
+    func flushIsLost(_ path: String, failing: Bool) throws(FileSystemError) -> Bool {
+        let (fails, lost) = lock.withLock { () -> (Bool, Bool) in
+            if failing, armed, lostPath == nil {
+                armed = false
+                lostPath = path
+                return (true, false)
+            }
+            return (false, lostPath == path)
+        }
+        if fails { throw FileSystemError(.synchronizeData, errorNumber: EIO, path: path) }
+        return lost
     }
 }

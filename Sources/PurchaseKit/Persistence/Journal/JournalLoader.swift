@@ -62,7 +62,8 @@ struct JournalLoader {
         // The newest snapshot that is a file of ours; an entry that only bears the name is set aside.
         var base: UInt64?
         for generation in snapshots.sorted(by: >) {
-            guard let size = try read(JournalFiles.snapshotName(generation), kind: .snapshot, into: &outcome) else { continue }
+            guard let size = try read(JournalFiles.snapshotName(generation), kind: .snapshot, unconfirmed: nil,
+                                      into: &outcome) else { continue }
             outcome.snapshotBytes = size
             base = generation
             break
@@ -73,7 +74,8 @@ struct JournalLoader {
         }
         var live: [UInt64] = []
         for generation in journals.sorted() where generation >= base ?? 0 {
-            guard let size = try read(JournalFiles.journalName(generation), kind: .journal, into: &outcome) else { continue }
+            guard let size = try read(JournalFiles.journalName(generation), kind: .journal, unconfirmed: context.unconfirmed,
+                                      into: &outcome) else { continue }
             outcome.journalBytes += size
             live.append(generation)
         }
@@ -116,7 +118,9 @@ struct JournalLoader {
 
     /// Reads one file into the index. Returns the size of its records, or nil
     /// when the entry was no file of ours (a link, a FIFO...) and was set aside.
-    private func read(_ name: String, kind: JournalRecord.FileKind, into outcome: inout Outcome) throws(PurchaseKitError) -> Int? {
+    /// Of the file named by `unconfirmed`, only what was flushed is read.
+    private func read(_ name: String, kind: JournalRecord.FileKind, unconfirmed: JournalWriter.UnconfirmedTail?,
+                      into outcome: inout Outcome) throws(PurchaseKitError) -> Int? {
         let label = "journal/\(name)"
         let contents: FileContents
         do throws(FileSystemError) {
@@ -124,7 +128,7 @@ struct JournalLoader {
         } catch {
             throw PurchaseKitError.readFailed(error, "The file '\(label)' of the order journal could not be read")
         }
-        let data: Data
+        var data: Data
         switch contents {
         case .data(let bytes):
             data = bytes
@@ -135,6 +139,10 @@ struct JournalLoader {
             // Not a file PurchaseKit writes: set aside, like any foreign entry.
             outcome.problems.append(quarantine.move(name, from: folder, label: label, damage: .unusableEntry(label, unusable)))
             return nil
+        }
+        if let unconfirmed, unconfirmed.path == folder + "/" + name, data.count > unconfirmed.confirmedSize {
+            setAside(data.suffix(from: data.startIndex + unconfirmed.confirmedSize), of: name, at: unconfirmed.confirmedSize, &outcome)
+            data = data.prefix(unconfirmed.confirmedSize)
         }
         var replay = JournalReplay(label: label, kind: kind, maximumRecordSize: configuration.maximumRecordSize)
         data.withUnsafeBytes { replay.apply($0, to: &outcome.index) }
@@ -153,6 +161,23 @@ struct JournalLoader {
             outcome.needsSnapshot = true
         }
         return replay.endOfRecords
+    }
+
+    /// Sets aside what this process wrote to a journal file after its last
+    /// flush, before a write or flush failed (see ``JournalWriter/UnconfirmedTail``):
+    /// the records are copied to the quarantine folder and not counted, and
+    /// a fresh snapshot replaces the file, so that they do not come back.
+    /// (Should that snapshot fail too, the next launch reads the file whole,
+    /// as it would after a crash.)
+    private func setAside(_ tail: Data, of name: String, at offset: Int, _ outcome: inout Outcome) {
+        outcome.needsSnapshot = true
+        // The room reserved past the records holds zeros: only the records are kept.
+        guard let last = tail.lastIndex(where: { $0 != 0 }) else { return }
+        let records = tail[tail.startIndex...last]
+        outcome.problems.append(quarantine.keep(Data(records), from: name, offset: offset, damage: PurchaseKitError(
+            .persistenceWriteFailed,
+            "The last \(records.count) bytes written to 'journal/\(name)' were never confirmed on disk (a write or flush failed), so they were not read back.",
+            advice: "The calls that wrote them failed, or wrote changes a launch redoes; retry the failed ones.")))
     }
 
     private func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String]) {

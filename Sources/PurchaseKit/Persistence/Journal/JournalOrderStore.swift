@@ -53,6 +53,15 @@ import Foundation
 /// load crash. A file the store cannot read at all (an I/O error) fails the
 /// call instead, and is never deleted.
 ///
+/// **A failed write or flush** fails the calls waiting for it, and the store
+/// reloads from disk at its next call. It reads back only what the journal
+/// held at its last good flush: after a failed write-back, Linux may keep
+/// the unwritten bytes readable in its cache and acknowledge later flushes
+/// without writing them, so a record whose flush failed could otherwise pass
+/// for a durable one. What was written after that flush is copied to the
+/// quarantine folder and reported as a ``PurchaseKitError/Code/persistenceWriteFailed``
+/// problem, and a fresh snapshot replaces the file.
+///
 /// **Retention** is ``FileOrderStore``'s: an archived order is kept whole for
 /// ``Configuration/archiveRetention`` after its last change, then compacted —
 /// its receipt, metadata and hint dropped, everything else kept for good,
@@ -157,7 +166,7 @@ public final class JournalOrderStore: OrderStore {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the order is larger than
     ///   ``Configuration/maximumRecordSize`` (nothing is written) or the journal could not be
-    ///   written or flushed (the store then reloads from disk at its next call).
+    ///   written or flushed (the store then reloads at its next call, without what was not flushed).
     public func save(_ order: Order) async throws {
         var record = ByteWriter(capacity: 512)
         JournalRecord.put(order, place: .open, into: &record)

@@ -15,12 +15,17 @@ extension JournalWriter {
         var nextGeneration: UInt64 = 1
         /// Why writing stopped, until the store reloads.
         private(set) var failure: FileSystemError?
+        /// The journal file that was open when writing stopped, and how much
+        /// of it had been flushed: the reload does not count what lies past
+        /// that (see ``UnconfirmedTail``). Kept until the next reload.
+        private(set) var unconfirmed: UnconfirmedTail?
 
         /// Closes the journal; the next record starts the file of `nextGeneration`.
         mutating func reset(nextGeneration: UInt64) {
             closeJournal()
             self.nextGeneration = nextGeneration
             failure = nil
+            unconfirmed = nil
             queue.withLock { $0.hasFailed = false }
         }
 
@@ -46,6 +51,7 @@ extension JournalWriter {
             if open.hasUnflushedBytes {
                 try fileSystem.synchronizeData(open.descriptor, path: open.path)
                 open.hasUnflushedBytes = false
+                open.flushedSize = open.size
                 journal = open
             }
             if !open.entryIsDurable {
@@ -64,6 +70,10 @@ extension JournalWriter {
 
         mutating func fail(_ error: FileSystemError) {
             failure = error
+            if unconfirmed == nil, let journal {
+                // No record of a file whose entry never became durable was confirmed.
+                unconfirmed = UnconfirmedTail(path: journal.path, confirmedSize: journal.entryIsDurable ? journal.flushedSize : 0)
+            }
             closeJournal()
             queue.withLock { $0.hasFailed = true }
         }
@@ -75,11 +85,24 @@ extension JournalWriter {
         var path: String
         /// Bytes written: where the next record goes.
         var size = 0
+        /// Bytes written when the data was last flushed.
+        var flushedSize = 0
         /// Bytes reserved with `fallocate` (zeros until written).
         var reserved = 0
         /// Bytes were written since the last flush.
         var hasUnflushedBytes = false
         /// The file's directory entry is durable, so a flushed record in it survives a power loss.
         var entryIsDurable = false
+    }
+
+    /// What follows the last successful flush of a journal file whose write
+    /// or flush failed. Those bytes may be in the page cache only: after a
+    /// failed write-back, Linux reports the error once, may mark the pages
+    /// clean, and then serves reads and acknowledges later flushes without
+    /// writing them. A reload that read them back would take records whose
+    /// calls failed for durable ones, so it sets them aside instead.
+    struct UnconfirmedTail: Sendable, Equatable {
+        var path: String
+        var confirmedSize: Int
     }
 }

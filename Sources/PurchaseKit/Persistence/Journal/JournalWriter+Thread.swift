@@ -155,7 +155,7 @@ extension JournalWriter {
     static func writeError(_ error: FileSystemError) -> PurchaseKitError {
         PurchaseKitError.writeFailed(
             error, "The order journal could not be written", orderID: nil,
-            advice: "The change may or may not survive a restart; the store reloads from disk at its next call. "
-                + "Check free space and storage health, then try again.")
+            advice: "The change is not counted: at its next call the store reloads without what it wrote since its last good flush "
+                + "(after a crash, the change may or may not come back). Check free space and storage health, then try again.")
     }
 }

@@ -1,0 +1,73 @@
+import XCTest
+import PurchaseKit
+import PurchaseKitSimulator
+
+/// A flush of the journal fails as a lost write-back does on Linux: the call
+/// that waited for it fails, the store reloads at its next call, and what was
+/// written since the last good flush is still readable (from the page cache)
+/// but never reaches the disk, however often the file is flushed again. The
+/// reload must not read it back as durable.
+final class JournalLostWriteBackTests: XCTestCase {
+    private let kept = ConsumableSpend(id: "spend-1", userID: "user-1", balanceKey: "coins", amount: 2,
+                                       date: TestOrders.epoch, balanceAfter: 8)
+    private let failed = ConsumableSpend(id: "spend-2", userID: "user-1", balanceKey: "coins", amount: 3,
+                                         date: TestOrders.epoch.addingTimeInterval(1), balanceAfter: 5)
+
+    private func openStore(on disk: SimulatedDisk) async throws -> (JournalOrderStore, WriteBackFailure) {
+        let writeBack = WriteBackFailure()
+        let store = try JournalProcess.openStore(SabotagedFileSystem(disk: disk, skipped: nil, writeBack: writeBack))
+        _ = try await store.loadOpenOrders()
+        return (store, writeBack)
+    }
+
+    func testASpendWhoseFlushFailedIsNotReadBackAndItsRetryIsDurable() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        _ = try await store.recordSpend(kept)
+        writeBack.arm()
+        do {
+            _ = try await store.recordSpend(failed)
+            XCTFail("the spend's flush failed, so the call must")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .persistenceWriteFailed)
+        }
+
+        let afterReload = try await store.spends(forUser: "user-1")
+        XCTAssertEqual(afterReload, [kept], "the failed spend was read back from the cache as recorded")
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed])
+        XCTAssertTrue(report.problems.first?.message.contains("never confirmed on disk") == true, "\(report.problems)")
+
+        // The app retries the spend with the same id: now it is written again, and flushed.
+        let retried = try await store.recordSpend(failed)
+        XCTAssertEqual(retried, failed)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let spends = try await reopened.spends(forUser: "user-1")
+        XCTAssertEqual(spends, [kept, failed])
+        await reopened.close()
+    }
+
+    func testAnOrderWhoseSaveFailedStaysAsLastFlushedUntilItIsSavedAgain() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        let purchased = TestOrders.version(1, of: "order-a", status: .purchased)
+        var delivered = TestOrders.version(2, of: "order-a", status: .delivered)
+        try await store.save(purchased)
+        writeBack.arm()
+        do {
+            try await store.save(delivered)
+            XCTFail("the save's flush failed, so the call must")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .persistenceWriteFailed)
+        }
+
+        let afterReload = try await store.order(id: "order-a")
+        XCTAssertEqual(afterReload, purchased, "the failed save was read back from the cache")
+        delivered.metadata["version"] = "3"
+        try await store.save(delivered)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let loaded = try await reopened.order(id: "order-a")
+        XCTAssertEqual(loaded, delivered)
+        await reopened.close()
+    }
+}
