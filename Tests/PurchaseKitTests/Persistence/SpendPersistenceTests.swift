@@ -109,6 +109,24 @@ final class SpendPersistenceTests: XCTestCase {
         await again.close()
     }
 
+    func testTheJournalRefusesASpendItCouldNotReadBack() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try JournalOrderStore(directory: directory)
+        for (amount, balanceAfter) in [(0, 5), (-2, 5), (2, -1)] {
+            let invalid = spend("s\(amount)\(balanceAfter)", user: "user-1", amount: amount, balanceAfter: balanceAfter)
+            let error = await assertThrows(.invalidQuantity) { _ = try await store.recordSpend(invalid) }
+            XCTAssertTrue(error?.message.contains("Nothing was written") == true, "\(String(describing: error))")
+        }
+        _ = try await store.recordSpend(spend("valid", user: "user-1"))
+        await store.close()
+        let reopened = try JournalOrderStore(directory: directory)
+        let report = try await reopened.loadOpenOrders()
+        XCTAssertTrue(report.problems.isEmpty, "nothing unreadable was written: \(report.problems)")
+        let kept = try await reopened.spends(forUser: "user-1").map(\.id)
+        XCTAssertEqual(kept, ["valid"])
+        await reopened.close()
+    }
+
     func testTheJournalImportsTheSpendsOfAFileOrderStore() async throws {
         let directory = try makeTemporaryDirectory(self)
         let legacy = try FileOrderStore(directory: directory)

@@ -6,8 +6,16 @@ extension JournalOrderStore {
     /// returns the stored spend, once that spend is flushed (a retry can come
     /// while the first call waits for its flush).
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
+    /// - Throws: ``PurchaseKitError/Code/invalidQuantity`` for a spend of less than one unit or one
+    ///   that leaves a negative balance (nothing is written: a launch could not read it back);
+    ///   ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
+        guard spend.amount > 0, spend.balanceAfter >= 0 else {
+            throw PurchaseKitError(
+                .invalidQuantity,
+                "A spend must be of at least 1 unit and leave a balance of 0 or more; got \(spend.amount) units and a balance of \(spend.balanceAfter). Nothing was written.",
+                advice: "Record spends through PurchaseEngine.spend(_:of:user:spendID:), which checks the balance.")
+        }
         var writer = ByteWriter()
         JournalRecord.spend(spend, into: &writer)
         try await commit(writer.bytes, durable: true, about: .none) { index in index.recordSpend(spend) }
