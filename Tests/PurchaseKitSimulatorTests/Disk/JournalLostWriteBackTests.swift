@@ -70,4 +70,27 @@ final class JournalLostWriteBackTests: XCTestCase {
         XCTAssertEqual(loaded, delivered)
         await reopened.close()
     }
+
+    func testTheFirstRecordOfANewJournalFileIsSetAsideWholeWhenItsFlushFails() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        writeBack.arm()
+        do {
+            _ = try await store.recordSpend(failed)
+            XCTFail("the spend's flush failed, so the call must")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .persistenceWriteFailed)
+        }
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed], "\(report.problems)")
+        let afterReload = try await store.spends(forUser: "user-1")
+        XCTAssertEqual(afterReload, [])
+        _ = try await store.recordSpend(failed)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let spends = try await reopened.spends(forUser: "user-1")
+        XCTAssertEqual(spends, [failed])
+        let reopenedReport = try await reopened.loadOpenOrders()
+        XCTAssertTrue(reopenedReport.problems.isEmpty, "\(reopenedReport.problems)")
+        await reopened.close()
+    }
 }
