@@ -13,9 +13,11 @@ final class JournalLostWriteBackTests: XCTestCase {
     private let failed = ConsumableSpend(id: "spend-2", userID: "user-1", balanceKey: "coins", amount: 3,
                                          date: TestOrders.epoch.addingTimeInterval(1), balanceAfter: 5)
 
-    private func openStore(on disk: SimulatedDisk) async throws -> (JournalOrderStore, WriteBackFailure) {
+    private func openStore(on disk: SimulatedDisk, snapshotThreshold: Int = 1 << 20) async throws
+        -> (JournalOrderStore, WriteBackFailure) {
         let writeBack = WriteBackFailure()
-        let store = try JournalProcess.openStore(SabotagedFileSystem(disk: disk, skipped: nil, writeBack: writeBack))
+        let store = try JournalProcess.openStore(SabotagedFileSystem(disk: disk, skipped: nil, writeBack: writeBack),
+                                                 .init(snapshotThreshold: snapshotThreshold))
         _ = try await store.loadOpenOrders()
         return (store, writeBack)
     }
@@ -91,6 +93,56 @@ final class JournalLostWriteBackTests: XCTestCase {
         XCTAssertEqual(spends, [failed])
         let reopenedReport = try await reopened.loadOpenOrders()
         XCTAssertTrue(reopenedReport.problems.isEmpty, "\(reopenedReport.problems)")
+        await reopened.close()
+    }
+
+    /// The record whose flush fails also begins a snapshot (every record
+    /// does, here): the snapshot, taken with the record in it, must not make
+    /// it durable behind the failed call's back.
+    func testASnapshotBegunWithTheFailedRecordIsAbandoned() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk, snapshotThreshold: 1)
+        writeBack.arm()
+        do {
+            _ = try await store.recordSpend(failed)
+            XCTFail("the spend's flush failed, so the call must")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .persistenceWriteFailed)
+        }
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed], "\(report.problems)")
+        let afterReload = try await store.spends(forUser: "user-1")
+        XCTAssertEqual(afterReload, [], "the failed spend was kept by the snapshot")
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let spends = try await reopened.spends(forUser: "user-1")
+        XCTAssertEqual(spends, [])
+        await reopened.close()
+    }
+
+    /// The reload that sets the unconfirmed bytes aside cannot put its fresh
+    /// snapshot in place, so the file stays; a later failure and reload must
+    /// still leave those bytes out.
+    func testBytesSetAsideStayOutWhenTheFreshSnapshotFailsAndAnotherFlushFails() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        _ = try await store.recordSpend(kept)
+        writeBack.arm()
+        _ = try? await store.recordSpend(failed)
+        writeBack.failsRenames = true
+        let afterFirstReload = try await store.spends(forUser: "user-1")
+        XCTAssertEqual(afterFirstReload, [kept])
+        try await store.save(TestOrders.version(1, of: "order-a"))
+        writeBack.arm()
+        _ = try? await store.save(TestOrders.version(2, of: "order-a"))
+        let afterSecondReload = try await store.spends(forUser: "user-1")
+        XCTAssertEqual(afterSecondReload, [kept], "the first failure's bytes came back at the second reload")
+
+        let retried = try await store.recordSpend(failed)
+        XCTAssertEqual(retried, failed)
+        writeBack.failsRenames = false
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let spends = try await reopened.spends(forUser: "user-1")
+        XCTAssertEqual(spends, [kept, failed], "the retried spend was returned as recorded, then lost")
         await reopened.close()
     }
 }

@@ -47,6 +47,7 @@ struct SabotagedFileSystem: FileSystem {
         try disk.close(descriptor, path: path)
     }
     func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        if writeBack?.failsRenames == true { throw FileSystemError(.rename, errorNumber: EIO, path: source) }
         try disk.rename(source, to: destination)
     }
     func removeFile(atPath path: String) throws(FileSystemError) -> Bool {
@@ -111,26 +112,34 @@ final class FlushGate: @unchecked Sendable {
 /// ``arm()`` throws `EIO`, and from then on every flush of that file returns
 /// as if it had worked and writes nothing (the kernel reports the error once
 /// and may drop the unwritten pages, which reads still see). What was not
-/// flushed before the failure never reaches the disk.
+/// flushed before the failure never reaches the disk. Arm it again for
+/// another failure. With `failsRenames` on, every rename fails too (a
+/// snapshot that cannot be put in place).
 ///
 /// `@unchecked Sendable` is safe: its state is only touched under the lock.
 final class WriteBackFailure: @unchecked Sendable {
     private let lock = NSLock()
     private var armed = false
-    private var lostPath: String?
+    private var lostPaths: Set<String> = []
+    private var renamesFail = false
 
     func arm() { lock.withLock { armed = true } }
+
+    var failsRenames: Bool {
+        get { lock.withLock { renamesFail } }
+        set { lock.withLock { renamesFail = newValue } }
+    }
 
     /// Whether a flush of `path` is to be acknowledged without doing
     /// anything; throws for the flush that fails (a data flush, when armed).
     func flushIsLost(_ path: String, failing: Bool) throws(FileSystemError) -> Bool {
         let (fails, lost) = lock.withLock { () -> (Bool, Bool) in
-            if failing, armed, lostPath == nil {
+            if failing, armed {
                 armed = false
-                lostPath = path
+                lostPaths.insert(path)
                 return (true, false)
             }
-            return (false, lostPath == path)
+            return (false, lostPaths.contains(path))
         }
         if fails { throw FileSystemError(.synchronizeData, errorNumber: EIO, path: path) }
         return lost

@@ -74,8 +74,9 @@ struct JournalLoader {
         }
         var live: [UInt64] = []
         for generation in journals.sorted() where generation >= base ?? 0 {
-            guard let size = try read(JournalFiles.journalName(generation), kind: .journal, unconfirmed: context.unconfirmed,
-                                      into: &outcome) else { continue }
+            let name = JournalFiles.journalName(generation)
+            let unconfirmed = context.unconfirmed.first { $0.path == folder + "/" + name }
+            guard let size = try read(name, kind: .journal, unconfirmed: unconfirmed, into: &outcome) else { continue }
             outcome.journalBytes += size
             live.append(generation)
         }
@@ -118,7 +119,7 @@ struct JournalLoader {
 
     /// Reads one file into the index. Returns the size of its records, or nil
     /// when the entry was no file of ours (a link, a FIFO...) and was set aside.
-    /// Of the file named by `unconfirmed`, only what was flushed is read.
+    /// With `unconfirmed` (this file's), only what was flushed is read.
     private func read(_ name: String, kind: JournalRecord.FileKind, unconfirmed: JournalWriter.UnconfirmedTail?,
                       into outcome: inout Outcome) throws(PurchaseKitError) -> Int? {
         let label = "journal/\(name)"
@@ -140,7 +141,7 @@ struct JournalLoader {
             outcome.problems.append(quarantine.move(name, from: folder, label: label, damage: .unusableEntry(label, unusable)))
             return nil
         }
-        if let unconfirmed, unconfirmed.path == folder + "/" + name, data.count > unconfirmed.confirmedSize {
+        if let unconfirmed, data.count > unconfirmed.confirmedSize {
             setAside(data.suffix(from: data.startIndex + unconfirmed.confirmedSize), of: name, at: unconfirmed.confirmedSize, &outcome)
             data = data.prefix(unconfirmed.confirmedSize)
         }
@@ -167,8 +168,8 @@ struct JournalLoader {
     /// flush, before a write or flush failed (see ``JournalWriter/UnconfirmedTail``):
     /// the records are copied to the quarantine folder and not counted, and
     /// a fresh snapshot replaces the file, so that they do not come back.
-    /// (Should that snapshot fail too, the next launch reads the file whole,
-    /// as it would after a crash.)
+    /// (Should that snapshot fail, later reloads in this process still leave
+    /// them out; the next launch reads the file whole, as after a crash.)
     private func setAside(_ tail: Data, of name: String, at offset: Int, _ outcome: inout Outcome) {
         outcome.needsSnapshot = true
         // The room reserved past the records holds zeros: only the records are kept.

@@ -15,17 +15,19 @@ extension JournalWriter {
         var nextGeneration: UInt64 = 1
         /// Why writing stopped, until the store reloads.
         private(set) var failure: FileSystemError?
-        /// The journal file that was open when writing stopped, and how much
-        /// of it had been flushed: the reload does not count what lies past
-        /// that (see ``UnconfirmedTail``). Kept until the next reload.
-        private(set) var unconfirmed: UnconfirmedTail?
+        /// Each journal file that was open when writing stopped, and how much
+        /// of it had been flushed: a reload does not count what lies past that
+        /// (see ``UnconfirmedTail``). Kept for the writer's life, so that a
+        /// reload whose fresh snapshot failed, or a later one, still leaves
+        /// those bytes out; a journal file's name is never used again, so an
+        /// entry whose file a snapshot replaced is harmless.
+        private(set) var unconfirmed: [UnconfirmedTail] = []
 
         /// Closes the journal; the next record starts the file of `nextGeneration`.
         mutating func reset(nextGeneration: UInt64) {
             closeJournal()
             self.nextGeneration = nextGeneration
             failure = nil
-            unconfirmed = nil
             queue.withLock { $0.hasFailed = false }
         }
 
@@ -70,9 +72,9 @@ extension JournalWriter {
 
         mutating func fail(_ error: FileSystemError) {
             failure = error
-            if unconfirmed == nil, let journal {
+            if let journal {
                 // No record of a file whose entry never became durable was confirmed.
-                unconfirmed = UnconfirmedTail(path: journal.path, confirmedSize: journal.entryIsDurable ? journal.flushedSize : 0)
+                unconfirmed.append(UnconfirmedTail(path: journal.path, confirmedSize: journal.entryIsDurable ? journal.flushedSize : 0))
             }
             closeJournal()
             queue.withLock { $0.hasFailed = true }

@@ -55,6 +55,10 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
     }
 
     private mutating func advance(_ context: inout JournalWriter.Context) throws(FileSystemError) -> Bool {
+        // The index was taken when the snapshot began, with records queued
+        // before it; if writing them failed since, their calls failed, and a
+        // snapshot must not make them durable. The reload writes a fresh one.
+        if let failure = context.failure { throw failure }
         let fileSystem = context.fileSystem
         var out = ByteWriter(capacity: Self.stepSize + 4096)
         if file == nil {
