@@ -133,10 +133,15 @@ extension JournalOrderStore {
         s.journalBytes = 0
         let generation = s.generation
         writer.run { context in context.rotate(to: generation) }
-        return SnapshotWrite(index: s.index, generation: generation, configuration: configuration) { [weak self] result in
+        var snapshot = SnapshotWrite(index: s.index, generation: generation, configuration: configuration) { [weak self] result in
             self?.snapshotFinished(result)
             then?(result)
         }
+        // Stale once a reload begins: the index may hold records whose write failed.
+        let loads = self.loads
+        let load = loads.withLock { $0 }
+        snapshot.isCurrent = { loads.withLock { $0 } == load }
+        return snapshot
     }
 
     /// Hands a snapshot begun by ``beginSnapshot(_:then:)`` to the writer;
@@ -166,6 +171,7 @@ extension JournalOrderStore {
                 case .loading: return .wait
                 default:
                     s.phase = .loading
+                    loads.withLock { $0 += 1 }
                     return .load
                 }
             }

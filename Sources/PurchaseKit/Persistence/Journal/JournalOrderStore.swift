@@ -126,6 +126,10 @@ public final class JournalOrderStore: OrderStore {
     let quarantinePath: String
     let writer: JournalWriter
     let state = Locked(JournalState())
+    /// How many loads have begun (launch, and each reload after a failed
+    /// write). A lock of its own, taken last: the store's thread asks it while
+    /// a snapshot runs, with or without the state lock held by a caller.
+    let loads = Locked(UInt64(0))
 
     /// Opens (creating if needed) the store in `directory`.
     ///

@@ -21,6 +21,9 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
     var extraFiles: [String] = []
     var extraFolders: [String] = []
     let completion: @Sendable (Result<Int, FileSystemError>) -> Void
+    /// Whether the index is still the store's: false once the store began
+    /// to reload (after a failed write) since the snapshot began.
+    var isCurrent: @Sendable () -> Bool = { true }
 
     private var open: [Order] = []
     private var stored: [(id: String, place: JournalIndex.Place, bytes: Data)] = []
@@ -58,7 +61,10 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
         // The index was taken when the snapshot began, with records queued
         // before it; if writing them failed since, their calls failed, and a
         // snapshot must not make them durable. The reload writes a fresh one.
+        // (A reload clears the failure: the snapshot then learns it is stale
+        // from `isCurrent`.)
         if let failure = context.failure { throw failure }
+        guard isCurrent() else { throw FileSystemError(.write, errorNumber: ECANCELED, path: context.folder) }
         let fileSystem = context.fileSystem
         var out = ByteWriter(capacity: Self.stepSize + 4096)
         if file == nil {

@@ -28,6 +28,28 @@ final class JournalFaultTests: XCTestCase {
         XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
     }
 
+    /// A snapshot takes the index when it begins and is handed to the
+    /// store's thread a moment later. If a reload (after a failed write)
+    /// begins in between, the index may hold a record whose write failed:
+    /// the snapshot must not be written.
+    func testASnapshotBegunBeforeAReloadIsAbandoned() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory)
+        try await store.save(makeOrder("o-1"))
+        let (outcomes, outcome) = AsyncStream<Result<Int, FileSystemError>>.makeStream()
+        let stale = store.state.withLock { s in store.beginSnapshot(&s) { outcome.yield($0) } }
+        store.state.withLock { $0.phase = .unloaded }
+        _ = try await store.loadOpenOrders()
+        store.startSnapshot(stale)
+        var results = outcomes.makeAsyncIterator()
+        let result = await results.next()
+        guard case .failure? = result else { return XCTFail("the stale snapshot was written: \(String(describing: result))") }
+        try await store.save(makeOrder("o-2", createdAt: testEpoch.addingTimeInterval(1)))
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map(\.id), ["o-1", "o-2"])
+        XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
+    }
+
     func testAFailedWriteLeavesNothingAndTheStoreGoesOnAfterwards() async throws {
         let directory = try makeTemporaryDirectory(self)
         let fileSystem = FaultyFileSystem()
