@@ -32,9 +32,9 @@ extension JournalOrderStore {
                     try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
                         switch enqueue(record, waiter: waiter, subject, apply) {
                         case .queued: break
-                        // Not returned for a change with a waiter (see `enqueue`);
-                        // answered all the same, so that no path leaves a caller waiting.
-                        case .skipped: waiter.resume()
+                        // Nothing to write, but a flush to wait for: it comes
+                        // after every record queued before, the change's own included.
+                        case .skipped: writer.append([], needsFlush: true, waiter: waiter)
                         case .notReady: waiter.resume(throwing: JournalNotReady())
                         case .failed(let error): waiter.resume(throwing: error)
                         }
@@ -88,15 +88,9 @@ extension JournalOrderStore {
                          _ apply: (inout JournalIndex) throws(PurchaseKitError) -> Bool) -> Outcome {
         let (outcome, snapshot) = state.withLock { s -> (Outcome, SnapshotWrite?) in
             guard case .loaded = s.phase, !s.isClosed, !writer.hasFailed else { return (.notReady, nil) }
-            let result = applyAndRecord(record, durable: waiter != nil, subject, apply, in: &s) {
+            return applyAndRecord(record, durable: waiter != nil, subject, apply, in: &s) {
                 writer.append(record, needsFlush: waiter != nil, waiter: waiter)
             }
-            if case .skipped = result.0, let waiter {
-                // Nothing to write, but a flush to wait for, queued after every record before it.
-                writer.append([], needsFlush: true, waiter: waiter)
-                return (.queued, result.1)
-            }
-            return result
         }
         if let snapshot { startSnapshot(snapshot) }
         return outcome
