@@ -22,17 +22,26 @@ final class JournalLostWriteBackTests: XCTestCase {
         return (store, writeBack)
     }
 
+    /// Records `failed` with the next flush failing: the call throws.
+    private func recordFailedSpend(in store: JournalOrderStore, _ writeBack: WriteBackFailure) async {
+        writeBack.arm()
+        await assertThrows(.persistenceWriteFailed) { _ = try await store.recordSpend(failed) }
+    }
+
+    /// The spends of `user-1` a new process finds after the power is cut,
+    /// keeping only what was flushed.
+    private func spendsAfterPowerCut(_ store: JournalOrderStore, on disk: SimulatedDisk) async throws -> [ConsumableSpend] {
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let spends = try await reopened.spends(forUser: "user-1")
+        await reopened.close()
+        return spends
+    }
+
     func testASpendWhoseFlushFailedIsNotReadBackAndItsRetryIsDurable() async throws {
         let disk = try CrashSite.disk()
         let (store, writeBack) = try await openStore(on: disk)
         _ = try await store.recordSpend(kept)
-        writeBack.arm()
-        do {
-            _ = try await store.recordSpend(failed)
-            XCTFail("the spend's flush failed, so the call must")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .persistenceWriteFailed)
-        }
+        await recordFailedSpend(in: store, writeBack)
 
         let afterReload = try await store.spends(forUser: "user-1")
         XCTAssertEqual(afterReload, [kept], "the failed spend was read back from the cache as recorded")
@@ -43,10 +52,8 @@ final class JournalLostWriteBackTests: XCTestCase {
         // The app retries the spend with the same id: now it is written again, and flushed.
         let retried = try await store.recordSpend(failed)
         XCTAssertEqual(retried, failed)
-        let reopened = try await JournalProcess.relaunch(store, on: disk)
-        let spends = try await reopened.spends(forUser: "user-1")
+        let spends = try await spendsAfterPowerCut(store, on: disk)
         XCTAssertEqual(spends, [kept, failed])
-        await reopened.close()
     }
 
     func testAnOrderWhoseSaveFailedStaysAsLastFlushedUntilItIsSavedAgain() async throws {
@@ -56,12 +63,7 @@ final class JournalLostWriteBackTests: XCTestCase {
         var delivered = TestOrders.version(2, of: "order-a", status: .delivered)
         try await store.save(purchased)
         writeBack.arm()
-        do {
-            try await store.save(delivered)
-            XCTFail("the save's flush failed, so the call must")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .persistenceWriteFailed)
-        }
+        await assertThrows(.persistenceWriteFailed) { try await store.save(delivered) }
 
         let afterReload = try await store.order(id: "order-a")
         XCTAssertEqual(afterReload, purchased, "the failed save was read back from the cache")
@@ -76,13 +78,7 @@ final class JournalLostWriteBackTests: XCTestCase {
     func testTheFirstRecordOfANewJournalFileIsSetAsideWholeWhenItsFlushFails() async throws {
         let disk = try CrashSite.disk()
         let (store, writeBack) = try await openStore(on: disk)
-        writeBack.arm()
-        do {
-            _ = try await store.recordSpend(failed)
-            XCTFail("the spend's flush failed, so the call must")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .persistenceWriteFailed)
-        }
+        await recordFailedSpend(in: store, writeBack)
         let report = try await store.loadOpenOrders()
         XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed], "\(report.problems)")
         let afterReload = try await store.spends(forUser: "user-1")
@@ -102,21 +98,13 @@ final class JournalLostWriteBackTests: XCTestCase {
     func testASnapshotBegunWithTheFailedRecordIsAbandoned() async throws {
         let disk = try CrashSite.disk()
         let (store, writeBack) = try await openStore(on: disk, snapshotThreshold: 1)
-        writeBack.arm()
-        do {
-            _ = try await store.recordSpend(failed)
-            XCTFail("the spend's flush failed, so the call must")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .persistenceWriteFailed)
-        }
+        await recordFailedSpend(in: store, writeBack)
         let report = try await store.loadOpenOrders()
         XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed], "\(report.problems)")
         let afterReload = try await store.spends(forUser: "user-1")
         XCTAssertEqual(afterReload, [], "the failed spend was kept by the snapshot")
-        let reopened = try await JournalProcess.relaunch(store, on: disk)
-        let spends = try await reopened.spends(forUser: "user-1")
+        let spends = try await spendsAfterPowerCut(store, on: disk)
         XCTAssertEqual(spends, [])
-        await reopened.close()
     }
 
     /// The reload that sets the unconfirmed bytes aside cannot put its fresh
@@ -126,23 +114,20 @@ final class JournalLostWriteBackTests: XCTestCase {
         let disk = try CrashSite.disk()
         let (store, writeBack) = try await openStore(on: disk)
         _ = try await store.recordSpend(kept)
-        writeBack.arm()
-        _ = try? await store.recordSpend(failed)
+        await recordFailedSpend(in: store, writeBack)
         writeBack.failsRenames = true
         let afterFirstReload = try await store.spends(forUser: "user-1")
         XCTAssertEqual(afterFirstReload, [kept])
         try await store.save(TestOrders.version(1, of: "order-a"))
         writeBack.arm()
-        _ = try? await store.save(TestOrders.version(2, of: "order-a"))
+        await assertThrows(.persistenceWriteFailed) { try await store.save(TestOrders.version(2, of: "order-a")) }
         let afterSecondReload = try await store.spends(forUser: "user-1")
         XCTAssertEqual(afterSecondReload, [kept], "the first failure's bytes came back at the second reload")
 
         let retried = try await store.recordSpend(failed)
         XCTAssertEqual(retried, failed)
         writeBack.failsRenames = false
-        let reopened = try await JournalProcess.relaunch(store, on: disk)
-        let spends = try await reopened.spends(forUser: "user-1")
+        let spends = try await spendsAfterPowerCut(store, on: disk)
         XCTAssertEqual(spends, [kept, failed], "the retried spend was returned as recorded, then lost")
-        await reopened.close()
     }
 }
