@@ -29,19 +29,29 @@ actor EventLog {
         }
     }
 
-    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [(ready: @Sendable ([PurchaseEvent]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
     private func append(_ event: PurchaseEvent) {
         events.append(event)
-        let ready = waiters.filter { $0.count <= events.count }
-        waiters.removeAll { $0.count <= events.count }
+        let seen = events
+        let ready = waiters.filter { $0.ready(seen) }
+        waiters.removeAll { $0.ready(seen) }
         for waiter in ready { waiter.continuation.resume() }
     }
 
     /// Returns once at least `count` events have arrived.
     func waitForEvents(count: Int) async {
-        if events.count >= count { return }
-        await withCheckedContinuation { waiters.append((count, $0)) }
+        await waitUntil { $0.count >= count }
+    }
+
+    /// Returns once an event matching `isWanted` has arrived (it may already have).
+    func waitForEvent(where isWanted: @escaping @Sendable (PurchaseEvent) -> Bool) async {
+        await waitUntil { $0.contains(where: isWanted) }
+    }
+
+    private func waitUntil(_ ready: @escaping @Sendable ([PurchaseEvent]) -> Bool) async {
+        if ready(events) { return }
+        await withCheckedContinuation { waiters.append((ready, $0)) }
     }
 
     /// The statuses one order passed through, in order.

@@ -41,7 +41,8 @@ final class PurchaseEngineRefundTests: XCTestCase {
         entitled = try await engine.entitlements(user: "alice").map(\.productID)
         XCTAssertTrue(entitled.isEmpty)
         // The revocation is broadcast: the order's move, `.revoked`, and the changed entitlements.
-        await events.waitForEvents(count: 3)
+        await events.waitForEvent { if case .revoked = $0 { return true } else { return false } }
+        await engine.waitUntilIdle()
         let revokedEvents = await events.events.filter { if case .revoked = $0 { return true } else { return false } }
         XCTAssertEqual(revokedEvents.map(\.order?.id), [order.id])
         await events.stop()
