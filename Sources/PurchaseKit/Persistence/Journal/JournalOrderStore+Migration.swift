@@ -42,12 +42,7 @@ extension JournalOrderStore {
     /// and foreign entries (they are quarantined and reported). A one-time
     /// cost, paid at the first launch after the switch.
     func importLegacyFiles(into outcome: inout JournalLoader.Outcome) async throws(PurchaseKitError) -> (files: [String], folders: [String]) {
-        var legacyConfiguration = FileOrderStore.Configuration(
-            archiveRetention: configuration.archiveRetention, clock: configuration.clock, logHandler: configuration.logHandler,
-            // JSON takes more room than the binary form: read what the binary limit can hold.
-            maximumFileSize: max(1024 * 1024, 2 * configuration.maximumRecordSize))
-        legacyConfiguration.fileSystem = fileSystem
-        let legacy = try FileOrderStore(directory: directory, configuration: legacyConfiguration)
+        let legacy = try legacyStore()
         let export = try await legacy.export()
         outcome.problems += export.problems
         var files: [String] = []
@@ -91,5 +86,24 @@ extension JournalOrderStore {
         log(.notice, "Imported the orders of a FileOrderStore into the journal.",
             ["orders": String(imported), "files": String(files.count)])
         return (files, folders)
+    }
+
+    /// Deletes the ``FileOrderStore`` copy of an order that an import left
+    /// behind (its deletion failed), so that the next launch's import cannot
+    /// bring back an order removed from the journal. Nothing to do when the
+    /// last load found no such files.
+    func removeLegacyCopy(of orderID: String) async throws(PurchaseKitError) {
+        guard state.withLock({ $0.legacyFilesRemain }) else { return }
+        try await legacyStore().remove(orderID: orderID)
+    }
+
+    /// A ``FileOrderStore`` over the same directory, to read or delete what it left.
+    private func legacyStore() throws(PurchaseKitError) -> FileOrderStore {
+        var legacyConfiguration = FileOrderStore.Configuration(
+            archiveRetention: configuration.archiveRetention, clock: configuration.clock, logHandler: configuration.logHandler,
+            // JSON takes more room than the binary form: read what the binary limit can hold.
+            maximumFileSize: max(1024 * 1024, 2 * configuration.maximumRecordSize))
+        legacyConfiguration.fileSystem = fileSystem
+        return try FileOrderStore(directory: directory, configuration: legacyConfiguration)
     }
 }
