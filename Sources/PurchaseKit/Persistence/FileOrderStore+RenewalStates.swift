@@ -50,16 +50,23 @@ extension FileOrderStore {
     }
 
     /// Every renewal state in the renewals folder, for ``JournalOrderStore``'s
-    /// import, with the files read (damaged ones too: they are a lost cache).
+    /// import, with the files to delete: those read, damaged ones (a lost
+    /// cache) and leftover temporary files. A file that could not be read (an
+    /// I/O error) stays for the next launch's import.
     func exportRenewalStates() -> (records: [RenewalStateRecord], files: [String]) {
         let fileSystem = configuration.fileSystem
         guard let names = try? fileSystem.contentsOfDirectory(atPath: renewalsFolder) else { return ([], []) }
         var records: [RenewalStateRecord] = []
         var files: [String] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for name in names.sorted() {
             let path = renewalsFolder + "/" + name
-            if case .data(let data)? = try? fileSystem.readRegularFile(atPath: path, maximumSize: configuration.maximumFileSize),
-               let decoded = try? JSONDecoder().decode([RenewalStateRecord].self, from: data) {
+            if FileNameCoding.isTemporary(name) {
+                files.append(path)
+                continue
+            }
+            if name.hasPrefix(".") { continue }
+            guard let contents = try? fileSystem.readRegularFile(atPath: path, maximumSize: configuration.maximumFileSize) else { continue }
+            if case .data(let data) = contents, let decoded = try? JSONDecoder().decode([RenewalStateRecord].self, from: data) {
                 records += decoded
             }
             files.append(path)

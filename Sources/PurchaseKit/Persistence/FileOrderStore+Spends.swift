@@ -87,12 +87,14 @@ extension FileOrderStore {
         var spends: [ConsumableSpend] = []
         var files: [String] = []
         var problems: [PurchaseKitError] = []
-        for name in names.sorted() where !name.hasPrefix(".") {
+        for name in names.sorted() {
             let path = spendsFolder + "/" + name
+            // A rewrite cut short left it; the file it was to replace holds the spends.
             if FileNameCoding.isTemporary(name) {
                 files.append(path)
                 continue
             }
+            if name.hasPrefix(".") { continue }
             do {
                 guard case .data(let data) = try fileSystem.readRegularFile(atPath: path, maximumSize: Self.maximumSpendsFileSize) else {
                     throw PurchaseKitError(.persistenceUnusableFile, "not a regular file", advice: "")

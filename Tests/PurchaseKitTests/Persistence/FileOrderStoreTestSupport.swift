@@ -46,7 +46,7 @@ func names(in directory: URL, _ folder: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? []).sorted()
 }
 
-/// The real file system with switchable faults and a count of every call, so
+/// A file system (the real one by default) with switchable faults and a count of every call, so
 /// that tests can make one call fail with an errno and check what a save costs.
 final class FaultyFileSystem: FileSystem {
     struct Fault {
@@ -56,7 +56,12 @@ final class FaultyFileSystem: FileSystem {
         var pathContains: String?
     }
 
-    private let base = POSIXFileSystem()
+    private let base: any FileSystem
+
+    /// Passes every call on to `base` (the real file system by default; a simulated disk too).
+    init(base: any FileSystem = POSIXFileSystem()) {
+        self.base = base
+    }
     private let state = Locked<(faults: [Fault], calls: [FileSystemError.Operation: Int], syncDisabled: Bool)>(([], [:], false))
     private let flushThreads = Locked<[ObjectIdentifier]>([])
 

@@ -39,6 +39,10 @@ struct JournalIndex: Sendable {
     var spends: [String: [String: ConsumableSpend]] = [:]
     /// How the store last saw each subscription's renewal, by user, then by original transaction id.
     var renewals: [String: [String: RenewalStateRecord]] = [:]
+    /// The ids of removed orders, kept for good (every snapshot repeats them):
+    /// an import of ``FileOrderStore`` files skips them, so a copy left behind
+    /// by a failed or unflushed deletion cannot bring a removed order back.
+    private(set) var removedIDs: Set<String> = []
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
     mutating func reserveCapacity(_ count: Int) {
@@ -87,6 +91,7 @@ struct JournalIndex: Sendable {
                           transactionID: order.transactionID, updatedAt: order.updatedAt)
         // One lookup for the usual case, a new id (every order a launch reads).
         if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
+        if !removedIDs.isEmpty { removedIDs.remove(order.id) }
         openOrders[order.id] = order
         link(order.id, entry)
     }
@@ -96,6 +101,7 @@ struct JournalIndex: Sendable {
         let entry = Entry(place: place, userID: keys.userID, token: keys.token,
                           transactionID: keys.transactionID, updatedAt: keys.updatedAt)
         if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
+        if !removedIDs.isEmpty { removedIDs.remove(keys.id) }
         stored[keys.id] = bytes
         link(keys.id, entry)
     }
@@ -112,13 +118,23 @@ struct JournalIndex: Sendable {
         return true
     }
 
-    /// Forgets an order. Returns whether there was one.
+    /// Forgets an order, keeping its id among the removed ones. Returns whether there was one.
     @discardableResult
     mutating func remove(id: String) -> Bool {
         guard let old = entries.removeValue(forKey: id) else { return false }
         unlink(id, old, keeping: nil)
+        removedIDs.insert(id)
         return true
     }
+
+    /// Keeps `id` among the removed ones (a remove record read back, whether
+    /// or not the order was read before it).
+    mutating func markRemoved(_ id: String) {
+        if entries[id] == nil { removedIDs.insert(id) }
+    }
+
+    /// Whether the index holds the order, or removed it (and did not save it again since).
+    func holdsOrRemoved(_ id: String) -> Bool { entries[id] != nil || removedIDs.contains(id) }
 
     /// Drops what `old`, the entry an order had, put in the other tables. The
     /// transaction and token links go only if they still point here and the

@@ -35,9 +35,7 @@ extension JournalOrderStore {
             }
         }
         let loaded = outcome
-        let legacyFilesRemain = outcome.hasLegacyFiles && LegacyFolders(root: directory.path, fileSystem: fileSystem).holdFiles()
         state.withLock { s in
-            s.legacyFilesRemain = legacyFilesRemain
             s.index = loaded.index
             s.unreportedProblems += loaded.problems
             s.generation = loaded.nextGeneration

@@ -34,7 +34,8 @@ struct LegacyFolders {
 extension JournalOrderStore {
     /// Imports the orders of a ``FileOrderStore`` in the same directory: every
     /// open, archived and compacted order the journal does not hold already
-    /// (an order it holds was imported by an earlier launch, or changed since).
+    /// (an order it holds was imported by an earlier launch, or changed since)
+    /// and did not remove (a copy whose deletion failed, or was not flushed).
     /// Returns the files whose orders the index now holds, to delete once a
     /// snapshot holding them is durable, and their folders.
     ///
@@ -48,7 +49,7 @@ extension JournalOrderStore {
         var files: [String] = []
         var imported = 0
         for item in export.items {
-            if outcome.index.entry(for: item.order.id) == nil {
+            if !outcome.index.holdsOrRemoved(item.order.id) {
                 var writer = ByteWriter()
                 OrderBinaryCoding.encode(item.order, into: &writer)
                 guard writer.bytes.count <= configuration.maximumRecordSize else {
@@ -80,7 +81,7 @@ extension JournalOrderStore {
         var folders = export.folders
         if !spends.files.isEmpty { folders.append(await legacy.spendsFolderPath) }
         if !renewals.files.isEmpty { folders.append(await legacy.renewalsFolderPath) }
-        for segment in export.ledgerSegments where segment.ids.allSatisfy({ outcome.index.entry(for: $0) != nil }) {
+        for segment in export.ledgerSegments where segment.ids.allSatisfy({ outcome.index.holdsOrRemoved($0) }) {
             files.append(segment.path)
         }
         log(.notice, "Imported the orders of a FileOrderStore into the journal.",
@@ -88,21 +89,19 @@ extension JournalOrderStore {
         return (files, folders)
     }
 
-    /// Deletes the ``FileOrderStore`` copy of an order that an import left
-    /// behind (its deletion failed), so that the next launch's import cannot
-    /// bring back an order removed from the journal. Nothing to do when the
-    /// last load found no such files.
-    func removeLegacyCopy(of orderID: String) async throws(PurchaseKitError) {
-        guard state.withLock({ $0.legacyFilesRemain }) else { return }
-        try await legacyStore().remove(orderID: orderID)
-    }
+    /// The largest ``FileOrderStore`` file an import reads, in bytes, unless
+    /// the journal's record limit calls for more.
+    static let largestImportedFile = 64 * 1024 * 1024
 
-    /// A ``FileOrderStore`` over the same directory, to read or delete what it left.
+    /// A ``FileOrderStore`` over the same directory, to read what it left.
     private func legacyStore() throws(PurchaseKitError) -> FileOrderStore {
         var legacyConfiguration = FileOrderStore.Configuration(
             archiveRetention: configuration.archiveRetention, clock: configuration.clock, logHandler: configuration.logHandler,
-            // JSON takes more room than the binary form: read what the binary limit can hold.
-            maximumFileSize: max(1024 * 1024, 2 * configuration.maximumRecordSize))
+            // The app's FileOrderStore may have allowed larger files than its 1 MiB default:
+            // read them, so that an order too large for the journal stays in its file,
+            // reported by id, instead of being set aside as unusable. (JSON takes more
+            // room than the binary form, hence twice the record limit.)
+            maximumFileSize: max(Self.largestImportedFile, 2 * configuration.maximumRecordSize))
         legacyConfiguration.fileSystem = fileSystem
         return try FileOrderStore(directory: directory, configuration: legacyConfiguration)
     }

@@ -70,10 +70,9 @@ import Foundation
 ///
 /// **Migration.** Opening a directory written by ``FileOrderStore`` imports
 /// every order of its `orders`, `archive` and `ledger` folders into a
-/// snapshot, then deletes the imported files. Files whose deletion failed are
-/// imported again at the next launch, skipping every order the journal
-/// holds; ``remove(orderID:)`` deletes an order's leftover copy first, so a
-/// removed order does not come back.
+/// snapshot, then deletes the imported files. Files whose deletion failed (or
+/// was lost to a power cut) are read again at the next launch, skipping every
+/// order the journal holds or has removed, and deleted again.
 ///
 /// Use one store per directory in a process, and close it (``close()``)
 /// before opening another on the same directory.
@@ -225,16 +224,12 @@ public final class JournalOrderStore: OrderStore {
     /// Deletes an order for good, wherever it is: open, archived or compacted.
     /// Deleting a missing order is not an error. Durable when it returns,
     /// also when another call removed the order and is still flushing.
+    /// Its id is kept (a few bytes in every snapshot), so that a
+    /// ``FileOrderStore`` file of the order left behind by the import cannot
+    /// bring it back.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the
-    ///   record cannot be made durable, or when an imported ``FileOrderStore``
-    ///   file of the order, left behind by a failed deletion, cannot be deleted
-    ///   (the order is then kept whole).
+    /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the record cannot be made durable.
     public func remove(orderID: String) async throws {
-        try await ready()
-        // The copy an import left behind goes first: a crash between the two
-        // leaves the order whole, not one that the next launch imports again.
-        try await removeLegacyCopy(of: orderID)
         var record = ByteWriter(capacity: 64)
         JournalRecord.remove(id: orderID, into: &record)
         // A missing order writes nothing.

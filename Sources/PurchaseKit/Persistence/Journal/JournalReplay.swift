@@ -47,6 +47,7 @@ struct JournalReplay {
                     index.archive(id: id)
                 case .remove(let id):
                     index.remove(id: id)
+                    index.markRemoved(id)
                 case .end(let count):
                     end = count
                 case .spend(let spend):

@@ -22,10 +22,6 @@ struct JournalState: Sendable {
     /// The size of the last snapshot written or read.
     var snapshotBytes = 0
     var snapshotInProgress = false
-    /// Whether the last load left ``FileOrderStore`` files in the directory
-    /// (their deletion after an import failed): the next launch imports them
-    /// again, so ``JournalOrderStore/remove(orderID:)`` deletes an order's copy there too.
-    var legacyFilesRemain = false
     var isClosed = false
     /// The order the last durable record was about (nil: none, or not an
     /// order's), and whether that order has ended since (saved `completed`,

@@ -92,6 +92,7 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
             // Spends and renewal states are small and few next to orders: all of them go in the last step.
             for spend in index.allSpends { JournalRecord.spend(spend, into: &out) }
             for record in index.allRenewalStates { JournalRecord.renewal(record, into: &out) }
+            for id in index.removedIDs.sorted() { JournalRecord.remove(id: id, into: &out) }
             JournalRecord.end(count: UInt64(total), into: &out)
         }
         try fileSystem.write(Data(out.bytes), to: file.descriptor, path: file.path)

@@ -103,32 +103,6 @@ final class JournalMigrationTests: XCTestCase {
         await reopened.close()
     }
 
-    func testARemoveWhoseLeftoverFileCannotBeDeletedFailsAndKeepsTheOrder() async throws {
-        let directory = try makeTemporaryDirectory(self)
-        let legacy = try makeStore(directory)
-        try await legacy.save(makeOrder("o-1", status: .purchased))
-        let disk = FaultyFileSystem()
-        disk.fail(.remove, errno: EACCES, pathContains: "/orders/")
-        let store = try makeJournalStore(directory, fileSystem: disk)
-        _ = try await store.loadOpenOrders()
-
-        // Removing it from the journal alone would let the next launch import it again.
-        do {
-            try await store.remove(orderID: "o-1")
-            XCTFail("expected persistenceWriteFailed")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .persistenceWriteFailed)
-            XCTAssertEqual(error.orderID, "o-1")
-        }
-        let kept = try await store.order(id: "o-1")
-        XCTAssertEqual(kept?.id, "o-1", "a failed remove changes nothing")
-        disk.heal()
-        try await store.remove(orderID: "o-1")
-        let (reopened, report) = try await reopen(store, directory)
-        XCTAssertEqual(report.orders, [])
-        await reopened.close()
-    }
-
     func testAnOrderTooLargeForTheJournalStaysInItsFile() async throws {
         let directory = try makeTemporaryDirectory(self)
         let legacy = try makeStore(directory)
