@@ -73,19 +73,20 @@ extension FileOrderStore {
 
 extension FileOrderStore {
     /// Every spend in the spends folder, for ``JournalOrderStore``'s import, with
-    /// the files read whole. A file that cannot be read is reported and left
-    /// out of `files`, so that it is not deleted.
-    func exportSpends() -> (spends: [ConsumableSpend], files: [String], problems: [PurchaseKitError]) {
+    /// the files read whole. A file that cannot be read is reported, left out
+    /// of `files` so that it is not deleted, and named in `unread`.
+    func exportSpends() -> (spends: [ConsumableSpend], files: [String], unread: Set<String>, problems: [PurchaseKitError]) {
         let fileSystem = configuration.fileSystem
         let names: [String]
         do throws(FileSystemError) {
             names = try fileSystem.contentsOfDirectory(atPath: spendsFolder)
         } catch {
-            if error.errorNumber == ENOENT { return ([], [], []) }
-            return ([], [], [PurchaseKitError.readFailed(error, "The spends folder of the FileOrderStore could not be listed")])
+            if error.errorNumber == ENOENT { return ([], [], [], []) }
+            return ([], [], [Self.everySpendsFile], [PurchaseKitError.readFailed(error, "The spends folder of the FileOrderStore could not be listed")])
         }
         var spends: [ConsumableSpend] = []
         var files: [String] = []
+        var unread: Set<String> = []
         var problems: [PurchaseKitError] = []
         for name in names.sorted() {
             let path = spendsFolder + "/" + name
@@ -102,14 +103,18 @@ extension FileOrderStore {
                 spends += try JSONDecoder().decode([ConsumableSpend].self, from: data)
                 files.append(path)
             } catch {
+                unread.insert(name)
                 problems.append(PurchaseKitError(
                     .persistenceCorrupt, "The spends file '\(name)' of the FileOrderStore could not be imported; it was left in place.",
-                    advice: "Its spends are not counted until it can be read; the import tries again at the next launch.",
+                    advice: "The spends and balances of its users are not answered until it can be read; the import tries again at the next launch.",
                     underlying: error))
             }
         }
-        return (spends, files, problems)
+        return (spends, files, unread, problems)
     }
+
+    /// In `unread`: the spends folder itself could not be listed, so no user's spends are known.
+    static let everySpendsFile = "*"
 
     /// The folder ``exportSpends()`` reads.
     var spendsFolderPath: String { spendsFolder }

@@ -11,7 +11,7 @@ extension JournalOrderStore {
             Result { () throws(PurchaseKitError) in try loader.load(&context) }
         }) else { throw JournalWriter.closedError }
         var outcome = try result.get()
-        var importedFiles: (files: [String], folders: [String]) = ([], [])
+        var importedFiles = LegacyImport()
         if outcome.hasLegacyFiles {
             importedFiles = try await importLegacyFiles(into: &outcome)
         }
@@ -35,8 +35,10 @@ extension JournalOrderStore {
             }
         }
         let loaded = outcome
+        let unreadSpendFiles = importedFiles.unreadSpendFiles
         state.withLock { s in
             s.index = loaded.index
+            s.unreadSpendFiles = unreadSpendFiles
             s.unreportedProblems += loaded.problems
             s.generation = loaded.nextGeneration
             s.snapshotBytes = snapshotBytes

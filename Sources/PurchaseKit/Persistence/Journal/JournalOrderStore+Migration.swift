@@ -31,18 +31,30 @@ struct LegacyFolders {
     }
 }
 
+/// What an import of ``FileOrderStore`` files leaves to do.
+struct LegacyImport {
+    /// The files to delete once a snapshot holding what they held is durable.
+    var files: [String] = []
+    /// Their folders, flushed after the deletion.
+    var folders: [String] = []
+    /// The spends files that could not be read (``FileOrderStore/everySpendsFile``:
+    /// the folder could not be listed): the spends of their users are not answered.
+    var unreadSpendFiles: Set<String> = []
+}
+
 extension JournalOrderStore {
     /// Imports the orders of a ``FileOrderStore`` in the same directory: every
     /// open, archived and compacted order the journal does not hold already
     /// (an order it holds was imported by an earlier launch, or changed since)
     /// and did not remove (a copy whose deletion failed, or was not flushed).
     /// Returns the files whose orders the index now holds, to delete once a
-    /// snapshot holding them is durable, and their folders.
+    /// snapshot holding them is durable, their folders, and the names of the
+    /// spends files it could not read.
     ///
     /// The files are read by a `FileOrderStore`, with its own rules for damaged
     /// and foreign entries (they are quarantined and reported). A one-time
     /// cost, paid at the first launch after the switch.
-    func importLegacyFiles(into outcome: inout JournalLoader.Outcome) async throws(PurchaseKitError) -> (files: [String], folders: [String]) {
+    func importLegacyFiles(into outcome: inout JournalLoader.Outcome) async throws(PurchaseKitError) -> LegacyImport {
         let legacy = try legacyStore()
         let export = try await legacy.export()
         outcome.problems += export.problems
@@ -86,7 +98,7 @@ extension JournalOrderStore {
         }
         log(.notice, "Imported the orders of a FileOrderStore into the journal.",
             ["orders": String(imported), "files": String(files.count)])
-        return (files, folders)
+        return LegacyImport(files: files, folders: folders, unreadSpendFiles: spends.unread)
     }
 
     /// The largest ``FileOrderStore`` file an import reads, in bytes, unless

@@ -8,7 +8,9 @@ extension JournalOrderStore {
     ///
     /// - Throws: ``PurchaseKitError/Code/invalidQuantity`` for a spend of less than one unit or one
     ///   that leaves a negative balance (nothing is written: a launch could not read it back);
-    ///   ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written.
+    ///   ``PurchaseKitError/Code/persistenceWriteFailed`` when the journal cannot be written;
+    ///   ``PurchaseKitError/Code/persistenceCorrupt`` when the user's spends in a
+    ///   ``FileOrderStore`` file could not be imported (nothing is written).
     public func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         guard spend.amount > 0, spend.balanceAfter >= 0 else {
             throw PurchaseKitError(
@@ -16,6 +18,8 @@ extension JournalOrderStore {
                 "A spend must be of at least 1 unit and leave a balance of 0 or more; got \(spend.amount) units and a balance of \(spend.balanceAfter). Nothing was written.",
                 advice: "Record spends through PurchaseEngine.spend(_:of:user:spendID:), which checks the balance.")
         }
+        try await ready()
+        try checkSpendsAreKnown(of: spend.userID)
         var writer = ByteWriter()
         JournalRecord.spend(spend, into: &writer)
         try await commit(writer.bytes, durable: true, about: .none) { index in index.recordSpend(spend) }
@@ -24,10 +28,24 @@ extension JournalOrderStore {
 
     /// Every spend of one user, oldest first.
     ///
-    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read.
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read;
+    ///   ``PurchaseKitError/Code/persistenceCorrupt`` when the user's spends in a
+    ///   ``FileOrderStore`` file could not be imported: a balance without them would be too high.
     public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         try await ready()
+        try checkSpendsAreKnown(of: userID)
         return state.withLock { ConsumableSpend.chronological($0.index.spends[userID]?.values ?? [:].values) }
+    }
+
+    /// Throws when the import left the spends file that holds `userID`'s spends unread.
+    private func checkSpendsAreKnown(of userID: String) throws(PurchaseKitError) {
+        let unread = state.withLock { $0.unreadSpendFiles }
+        guard !unread.isEmpty else { return }
+        let name = FileNameCoding.fileName(for: userID)
+        guard unread.contains(name) || unread.contains(FileOrderStore.everySpendsFile) else { return }
+        throw PurchaseKitError(
+            .persistenceCorrupt, "The spends of this user kept by the FileOrderStore before the journal could not be imported.",
+            advice: "The balance is not answered while its spends are unknown; the import tries again at the next launch. The file is spends/\(name) in the store's directory.")
     }
 
     /// Keeps a renewal state as a journal record, without waiting for its flush

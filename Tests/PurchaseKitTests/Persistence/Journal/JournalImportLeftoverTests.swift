@@ -168,6 +168,35 @@ final class JournalImportLeftoverTests: XCTestCase {
         await reopened.close()
     }
 
+    func testASpendsFileTheImportCannotReadIsNotAnsweredWithoutUntilItIsRead() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let legacy = try makeStore(directory)
+        try await legacy.save(makeOrder("o-1", status: .purchased))
+        let spent = ConsumableSpend(id: "s-1", userID: "user-1", balanceKey: "coins", amount: 5, date: testEpoch, balanceAfter: 0)
+        _ = try await legacy.recordSpend(spent)
+        let other = ConsumableSpend(id: "s-2", userID: "user-2", balanceKey: "coins", amount: 1, date: testEpoch, balanceAfter: 2)
+        _ = try await legacy.recordSpend(other)
+        let disk = FaultyFileSystem()
+        disk.fail(.read, errno: EIO, pathContains: "/spends/order-user-1")
+        let store = try makeJournalStore(directory, fileSystem: disk)
+        let report = try await store.loadOpenOrders()
+        XCTAssertTrue(report.problems.contains { $0.code == .persistenceCorrupt }, "the unread file is reported")
+        disk.heal()
+
+        // A balance without the user's spends would let them spend the same coins again.
+        await assertThrows(.persistenceCorrupt) { _ = try await store.spends(forUser: "user-1") }
+        let again = ConsumableSpend(id: "s-3", userID: "user-1", balanceKey: "coins", amount: 5, date: testEpoch, balanceAfter: 0)
+        await assertThrows(.persistenceCorrupt) { _ = try await store.recordSpend(again) }
+        let others = try await store.spends(forUser: "user-2")
+        XCTAssertEqual(others, [other], "other users' spends are answered")
+
+        let (reopened, _) = try await reopen(store, directory)
+        let spends = try await reopened.spends(forUser: "user-1")
+        XCTAssertEqual(spends, [spent], "read at the next launch")
+        XCTAssertEqual(names(in: directory, "spends"), [])
+        await reopened.close()
+    }
+
     func testLeftoverTemporaryFilesOfSpendsAndRenewalsGoWithTheImport() async throws {
         let directory = try makeTemporaryDirectory(self)
         let legacy = try makeStore(directory)
