@@ -77,6 +77,16 @@ final class JournalPowerLossTests: XCTestCase {
         await assertHolds(JournalCrashScenario(name: "import", setUp: setUp, steps: [.open, .save(a2)]))
     }
 
+    /// Orders removed after the import (one open, one archived) stay removed
+    /// whatever the crash, with a snapshot holding their ids: the crash can
+    /// leave the imported files behind, and the relaunch reads them again.
+    func testRemovingImportedOrdersThenRelaunching() async {
+        let setUp: [JournalStep] = [.legacySave(a1), .legacySave(b1), .legacyArchive("order-b"), .legacySave(c1)]
+        await assertHolds(JournalCrashScenario(name: "import, remove", setUp: setUp,
+                                               steps: [.open, .remove("order-a"), .remove("order-b"), .open],
+                                               snapshotThreshold: 150))
+    }
+
     /// Without a thread of its own (as the fault simulation runs it), the store
     /// makes the same calls and keeps the same promises.
     func testASequenceWithTheFileSystemCallsOnTheCallingThread() async {

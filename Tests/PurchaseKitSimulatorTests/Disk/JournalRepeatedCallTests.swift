@@ -65,11 +65,12 @@ final class JournalRepeatedCallTests: XCTestCase {
         try await assertTheMarkerSurvived(in: reopened)
     }
 
-    func testAMissingOrderRemovedWithNothingPendingCostsNoFlush() async throws {
+    func testARemoveRepeatedWithNothingPendingCostsNoFlush() async throws {
         let disk = try CrashSite.disk()
         let store = try JournalProcess.openStore(disk)
         _ = try await store.loadOpenOrders()
         try await store.save(TestOrders.version(1, of: "order-a"))
+        try await store.remove(orderID: "order-missing")
         let before = disk.calls.count
         try await store.remove(orderID: "order-missing")
         await store.waitUntilWritten()

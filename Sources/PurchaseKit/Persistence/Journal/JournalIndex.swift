@@ -127,10 +127,12 @@ struct JournalIndex: Sendable {
         return true
     }
 
-    /// Keeps `id` among the removed ones (a remove record read back, whether
-    /// or not the order was read before it).
-    mutating func markRemoved(_ id: String) {
-        if entries[id] == nil { removedIDs.insert(id) }
+    /// Keeps `id`, of an order the index does not hold, among the removed
+    /// ones. Returns whether it was not among them yet.
+    @discardableResult
+    mutating func markRemoved(_ id: String) -> Bool {
+        guard entries[id] == nil else { return false }
+        return removedIDs.insert(id).inserted
     }
 
     /// Whether the index holds the order, or removed it (and did not save it again since).

@@ -224,17 +224,17 @@ public final class JournalOrderStore: OrderStore {
     /// Deletes an order for good, wherever it is: open, archived or compacted.
     /// Deleting a missing order is not an error. Durable when it returns,
     /// also when another call removed the order and is still flushing.
-    /// Its id is kept (a few bytes in every snapshot), so that a
-    /// ``FileOrderStore`` file of the order left behind by the import cannot
-    /// bring it back.
+    /// Its id is kept for good (a few bytes in every snapshot), also when the
+    /// journal does not hold the order, so that a ``FileOrderStore`` file of
+    /// it that an import left behind (unread, too large, or not yet deleted)
+    /// cannot bring it back. Only removing an id already removed writes nothing.
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the record cannot be made durable.
     public func remove(orderID: String) async throws {
         var record = ByteWriter(capacity: 64)
         JournalRecord.remove(id: orderID, into: &record)
-        // A missing order writes nothing.
         try await commit(record.bytes, durable: true, about: Subject(orderID: orderID, endsOrder: true)) { index throws(PurchaseKitError) in
-            index.remove(id: orderID)
+            index.remove(id: orderID) || index.markRemoved(orderID)
         }
     }
 

@@ -15,9 +15,9 @@ import Foundation
 ///
 /// A journal holds a header, then puts (always open), archives, removes,
 /// spends and renewal states, in the order they happened. A snapshot holds a
-/// header, one put per order, one spend record per spend, one renewal record
-/// per subscription, one remove record per order ever removed (so that an
-/// import of older files cannot bring it back), and the end record, which
+/// header, one remove record per order id ever removed (so that an import of
+/// older files cannot bring it back), one put per order, one spend record per
+/// spend, one renewal record per subscription, and the end record, which
 /// tells a whole snapshot from one that lost its tail. Files written before
 /// spends, renewal states and a snapshot's removes existed hold none and read as before.
 enum JournalRecord {

@@ -75,6 +75,9 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
             let path = context.folder + "/" + FileNameCoding.temporaryName()
             file = (try fileSystem.createFile(atPath: path, mode: JournalFiles.fileMode), path)
             JournalRecord.header(.snapshot, generation: generation, orders: UInt64(open.count + stored.count), into: &out)
+            // The removed ids first: a snapshot that loses its tail (reported) keeps them,
+            // so that an import in the same launch cannot bring a removed order back.
+            for id in index.removedIDs.sorted() { JournalRecord.remove(id: id, into: &out) }
         }
         guard let file else { return true }
         let total = open.count + stored.count
@@ -92,7 +95,6 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
             // Spends and renewal states are small and few next to orders: all of them go in the last step.
             for spend in index.allSpends { JournalRecord.spend(spend, into: &out) }
             for record in index.allRenewalStates { JournalRecord.renewal(record, into: &out) }
-            for id in index.removedIDs.sorted() { JournalRecord.remove(id: id, into: &out) }
             JournalRecord.end(count: UInt64(total), into: &out)
         }
         try fileSystem.write(Data(out.bytes), to: file.descriptor, path: file.path)

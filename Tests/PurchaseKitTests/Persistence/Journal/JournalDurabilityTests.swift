@@ -37,7 +37,9 @@ final class JournalDurabilityTests: XCTestCase {
         cost = try await calls(fileSystem, store) { try await store.flush() }
         XCTAssertEqual(cost, [.synchronizeData: 1])
         cost = try await calls(fileSystem, store) { try await store.remove(orderID: "missing") }
-        XCTAssertEqual(cost, [:], "removing nothing writes nothing")
+        XCTAssertEqual(cost, [.write: 1, .synchronizeData: 1], "a missing order's id is kept, durably")
+        cost = try await calls(fileSystem, store) { try await store.remove(orderID: "missing") }
+        XCTAssertEqual(cost, [:], "removing it again writes nothing")
         cost = try await calls(fileSystem, store) { try await store.remove(orderID: "o-1") }
         XCTAssertEqual(cost, [.write: 1, .synchronizeData: 1])
     }
