@@ -30,8 +30,9 @@ final class JournalUnreadSpendsTests: XCTestCase {
         await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-2", status: .purchased)) }
     }
 
-    func testStillRefusedAfterAReloadThatCannotReadTheFileEither() async throws {
-        let (directory, _) = try await setUp(user: "user-1")
+    /// A store whose import could not read user-1's spends file, which refuses
+    /// them, then fails a write, so that its next call reloads; the disk is healed.
+    private func refusedUntilAWriteFails(_ directory: URL) async throws -> (JournalOrderStore, FaultyFileSystem) {
         let disk = FaultyFileSystem()
         disk.fail(.read, errno: EIO, pathContains: "/spends/")
         let store = try makeJournalStore(directory, fileSystem: disk)
@@ -39,6 +40,12 @@ final class JournalUnreadSpendsTests: XCTestCase {
         await assertThrows(.persistenceCorrupt) { _ = try await store.spends(forUser: "user-1") }
         try await failAWrite(store, disk)
         disk.heal()
+        return (store, disk)
+    }
+
+    func testStillRefusedAfterAReloadThatCannotReadTheFileEither() async throws {
+        let (directory, _) = try await setUp(user: "user-1")
+        let (store, disk) = try await refusedUntilAWriteFails(directory)
         disk.fail(.read, errno: EIO, pathContains: "/spends/")
         // The next call reloads, and imports again.
         await assertThrows(.persistenceCorrupt) { _ = try await store.spends(forUser: "user-1") }
@@ -49,13 +56,7 @@ final class JournalUnreadSpendsTests: XCTestCase {
 
     func testAnsweredAfterAReloadThatReadsTheFile() async throws {
         let (directory, spent) = try await setUp(user: "user-1")
-        let disk = FaultyFileSystem()
-        disk.fail(.read, errno: EIO, pathContains: "/spends/")
-        let store = try makeJournalStore(directory, fileSystem: disk)
-        _ = try await store.loadOpenOrders()
-        await assertThrows(.persistenceCorrupt) { _ = try await store.spends(forUser: "user-1") }
-        try await failAWrite(store, disk)
-        disk.heal()
+        let (store, _) = try await refusedUntilAWriteFails(directory)
         let spends = try await store.spends(forUser: "user-1")
         XCTAssertEqual(spends, [spent])
         await store.close()
