@@ -10,6 +10,14 @@ extension JournalIndex {
         return true
     }
 
+    /// Whether the import left the ``FileOrderStore`` spends file that holds
+    /// `userID`'s spends unread (see ``unreadSpendFiles``).
+    func spendsAreUnknown(of userID: String) -> Bool {
+        guard !unreadSpendFiles.isEmpty else { return false }
+        return unreadSpendFiles.contains(FileOrderStore.everySpendsFile)
+            || unreadSpendFiles.contains(FileNameCoding.fileName(for: userID))
+    }
+
     func spend(id: String, user userID: String) -> ConsumableSpend? {
         spends[userID]?[id]
     }

@@ -39,6 +39,11 @@ struct JournalIndex: Sendable {
     var spends: [String: [String: ConsumableSpend]] = [:]
     /// How the store last saw each subscription's renewal, by user, then by original transaction id.
     var renewals: [String: [String: RenewalStateRecord]] = [:]
+    /// The ``FileOrderStore`` spends files the last load's import could not
+    /// read (never written to a file): the spends of their users are not
+    /// answered, nor new ones recorded, since a balance without them would be
+    /// too high, until a later load reads them.
+    var unreadSpendFiles: Set<String> = []
     /// The ids of removed orders, kept for good (every snapshot repeats them):
     /// an import of ``FileOrderStore`` files skips them, so a copy left behind
     /// by a failed or unflushed deletion cannot bring a removed order back.

@@ -34,11 +34,10 @@ extension JournalOrderStore {
                                                      orderID: nil, advice: "Nothing was lost; the store tries again at the next launch."))
             }
         }
+        outcome.index.unreadSpendFiles = importedFiles.unreadSpendFiles
         let loaded = outcome
-        let unreadSpendFiles = importedFiles.unreadSpendFiles
         state.withLock { s in
             s.index = loaded.index
-            s.unreadSpendFiles = unreadSpendFiles
             s.unreportedProblems += loaded.problems
             s.generation = loaded.nextGeneration
             s.snapshotBytes = snapshotBytes

@@ -18,11 +18,13 @@ extension JournalOrderStore {
                 "A spend must be of at least 1 unit and leave a balance of 0 or more; got \(spend.amount) units and a balance of \(spend.balanceAfter). Nothing was written.",
                 advice: "Record spends through PurchaseEngine.spend(_:of:user:spendID:), which checks the balance.")
         }
-        try await ready()
-        try checkSpendsAreKnown(of: spend.userID)
         var writer = ByteWriter()
         JournalRecord.spend(spend, into: &writer)
-        try await commit(writer.bytes, durable: true, about: .none) { index in index.recordSpend(spend) }
+        // Checked under the lock, on the index the spend goes to (a reload in between imports again).
+        try await commit(writer.bytes, durable: true, about: .none) { index throws(PurchaseKitError) in
+            guard !index.spendsAreUnknown(of: spend.userID) else { throw Self.unknownSpends(of: spend.userID) }
+            return index.recordSpend(spend)
+        }
         return state.withLock { $0.index.spend(id: spend.id, user: spend.userID) } ?? spend
     }
 
@@ -33,19 +35,19 @@ extension JournalOrderStore {
     ///   ``FileOrderStore`` file could not be imported: a balance without them would be too high.
     public func spends(forUser userID: String) async throws -> [ConsumableSpend] {
         try await ready()
-        try checkSpendsAreKnown(of: userID)
-        return state.withLock { ConsumableSpend.chronological($0.index.spends[userID]?.values ?? [:].values) }
+        let spends = state.withLock { s -> [ConsumableSpend]? in
+            guard !s.index.spendsAreUnknown(of: userID) else { return nil }
+            return ConsumableSpend.chronological(s.index.spends[userID]?.values ?? [:].values)
+        }
+        guard let spends else { throw Self.unknownSpends(of: userID) }
+        return spends
     }
 
-    /// Throws when the import left the spends file that holds `userID`'s spends unread.
-    private func checkSpendsAreKnown(of userID: String) throws(PurchaseKitError) {
-        let unread = state.withLock { $0.unreadSpendFiles }
-        guard !unread.isEmpty else { return }
-        let name = FileNameCoding.fileName(for: userID)
-        guard unread.contains(name) || unread.contains(FileOrderStore.everySpendsFile) else { return }
-        throw PurchaseKitError(
+    /// The error for a user whose spends file the import left unread.
+    private static func unknownSpends(of userID: String) -> PurchaseKitError {
+        PurchaseKitError(
             .persistenceCorrupt, "The spends of this user kept by the FileOrderStore before the journal could not be imported.",
-            advice: "The balance is not answered while its spends are unknown; the import tries again at the next launch. The file is spends/\(name) in the store's directory.")
+            advice: "The balance is not answered while its spends are unknown; the import tries again at the next launch. The file is spends/\(FileNameCoding.fileName(for: userID)) in the store's directory.")
     }
 
     /// Keeps a renewal state as a journal record, without waiting for its flush

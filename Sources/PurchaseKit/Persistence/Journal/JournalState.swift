@@ -22,10 +22,6 @@ struct JournalState: Sendable {
     /// The size of the last snapshot written or read.
     var snapshotBytes = 0
     var snapshotInProgress = false
-    /// The ``FileOrderStore`` spends files the last load's import could not
-    /// read: the spends of their users are not answered (a balance without
-    /// them would be too high) until a later load reads them.
-    var unreadSpendFiles: Set<String> = []
     var isClosed = false
     /// The order the last durable record was about (nil: none, or not an
     /// order's), and whether that order has ended since (saved `completed`,
