@@ -68,7 +68,7 @@ final class HostileQuantityTests: XCTestCase {
             XCTAssertEqual(order.lastErrorCode, .invalidQuantity, "\(quantity)")
             XCTAssertTrue(order.hint?.contains("\(quantity)") ?? false, order.hint ?? "no hint")
             XCTAssertEqual(order.transaction?.quantity, quantity, "the paid transaction is kept on the order")
-            await events.waitForEvents(count: 4)
+            await events.waitForEvent { if case .needsAttention(let held) = $0 { return held.id == order.id }; return false }
             let statuses = await events.statuses(of: order.id)
             XCTAssertEqual(statuses, [.created, .purchasing, .needsAttention], "never purchased, so never delivered")
             let flagged = await events.events.contains { if case .needsAttention(let held) = $0 { return held.id == order.id }; return false }

@@ -54,7 +54,7 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
         let expected: [OrderStatus] = [.created, .purchasing, .purchased, .delivered, .completed]
         // created, purchasing, purchased, delivered (+ entitlements changed), completed.
         for log in [first, second] {
-            await log.waitForEvents(count: 6)
+            await log.waitForEvent { if case .orderChanged(let order, _) = $0 { return order.status == .completed }; return false }
             let statuses = await log.statuses(of: result.order.id)
             XCTAssertEqual(statuses, expected)
             let events = await log.events

@@ -95,7 +95,7 @@ final class RestoreResultTests: XCTestCase {
         XCTAssertTrue(result.orders.isEmpty)
         XCTAssertTrue(result.failures.isEmpty)
         XCTAssertFalse(result.isComplete)
-        await events.waitForEvents(count: 1)
+        await events.waitForEvent { if case .restoreFinished = $0 { return true }; return false }
         let all = await events.events
         XCTAssertEqual(all, [.restoreFinished(result)])
         let entitlements = try await newDevice.entitlements(user: "alice")
