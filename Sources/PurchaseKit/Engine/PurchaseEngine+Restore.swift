@@ -72,10 +72,11 @@ extension PurchaseEngine {
         let orderID = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID,
                                        startsDelivery: false)
         unlockUpdates()
-        // handlePaid answers nil for a restored transaction only when its new order could not be saved.
+        // handlePaid answers nil for a restored transaction only when its new order could not be
+        // saved, or when orders the order store could not read may hold it.
         guard let orderID else {
-            log(.error, "A restored transaction could not be saved", ["transactionID": transaction.id, "user": userID])
-            return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be saved.")
+            log(.error, "A restored transaction could not be recorded", ["transactionID": transaction.id, "user": userID])
+            return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be recorded.")
         }
         guard let found = try? await currentOrder(orderID) else {
             spawnDelivery(orderID: orderID, .deliveryDue)

@@ -94,31 +94,50 @@ extension PurchaseEngine {
     /// `startsDelivery` false the delivery owed is left to the caller (a restore).
     /// Call it holding ``lockUpdates()``.
     ///
-    /// - Returns: the id of the order the transaction belongs to now, if any.
+    /// - Returns: the id of the order the transaction belongs to now, if any: nil
+    ///   when it is left with the store (its order could not be saved, or
+    ///   could not be told apart from orders the order store could not read).
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> String? {
         // Oldest first, so that the same updates always match the same way.
         var candidates = candidateOrders(for: transaction, answering: updateToken)
+        // A lookup that failed is no answer of "none": the order it did not
+        // find may be the transaction's (see Reconciler.Match.undetermined).
+        var lookupFailed = false
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
         for id in Set([transaction.id, transaction.originalID]).sorted() {
-            if let archived = try? await store.order(transactionID: id), orders[archived.id] == nil,
-               !candidates.contains(where: { $0.id == archived.id }) {
-                candidates.append(archived)
+            do {
+                if let archived = try await store.order(transactionID: id), orders[archived.id] == nil,
+                   !candidates.contains(where: { $0.id == archived.id }) {
+                    candidates.append(archived)
+                }
+            } catch {
+                lookupFailed = true
             }
         }
         // A payment that completes after its order failed, expired or was
         // archived still carries the order's token: the order, and its user,
         // are found by it, never guessed from who is logged in.
-        if let token = transaction.orderToken, !candidates.contains(where: { $0.token == token }),
-           let archived = try? await store.order(token: token), orders[archived.id] == nil {
-            candidates.append(archived)
+        if let token = transaction.orderToken, !candidates.contains(where: { $0.token == token }) {
+            do {
+                if let archived = try await store.order(token: token), orders[archived.id] == nil {
+                    candidates.append(archived)
+                }
+            } catch {
+                lookupFailed = true
+            }
         }
         let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
                                                    orders: candidates, currentUserID: fallbackUser,
-                                                   storeInitiated: storeInitiated)
+                                                   storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
         switch match {
+        case .undetermined:
+            // Not finished: the store reports it again once the orders can be read.
+            log(.warning, "A paid transaction waits: the order store could not say which order holds it",
+                ["transactionID": transaction.id])
+            return nil
         case .alreadyOwned(let orderID):
             // The store answered a new payment with a transaction the account
             // already owns: nothing was charged for that order. The transaction

@@ -26,6 +26,10 @@ import Foundation
 /// 6. No token at all: an unsolicited purchase for the current user (from
 ///    another device, or started by the store: a `storeInitiated` order); a
 ///    restored transaction for the restoring user.
+///
+/// Rules 3 to 6 decide from the orders that are *not* there. When some could
+/// not be read, the one the transaction belongs to may be among them: the
+/// transaction then waits, unfinished, until they can be read.
 public struct Reconciler: Sendable {
     /// The answer.
     public enum Match: Sendable, Equatable {
@@ -43,6 +47,10 @@ public struct Reconciler: Sendable {
         /// flagged `needsAttention`; `userID` is set only when every candidate
         /// belongs to the same user, otherwise the order waits for the app to assign it.
         case ambiguous(candidateOrderIDs: [String], userID: String?)
+        /// No order known holds the transaction or its token, but some orders
+        /// could not be read: it may be theirs. It is left with the store,
+        /// unfinished, which reports it again (at launch, at a retry trigger).
+        case undetermined
     }
 
     /// How far before an order's payment began a transaction may be dated and still match
@@ -74,9 +82,11 @@ public struct Reconciler: Sendable {
     ///     logged-in user, or the user restoring).
     ///   - storeInitiated: The store started the purchase (a promoted in-app
     ///     purchase), so it is no order's payment with a lost token.
+    ///   - ordersMayBeMissing: The order store could not answer every lookup
+    ///     for the transaction (an order it could not read may hold it).
     public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
                       answering paymentToken: String? = nil, orders: [Order], currentUserID: String?,
-                      storeInitiated: Bool = false) -> Match {
+                      storeInitiated: Bool = false, ordersMayBeMissing: Bool = false) -> Match {
         if let payer = payerAnsweredWithAnotherTransaction(transaction, paymentToken: paymentToken, orders: orders) {
             return .alreadyOwned(orderID: payer.id)
         }
@@ -98,6 +108,10 @@ public struct Reconciler: Sendable {
             let source: OrderSource = tokenOrder.transaction?.originalID == transaction.originalID ? .renewal : .unknown
             return .newOrder(userID: tokenOrder.userID, source: source)
         }
+        // The rules below credit a time match, a known subscription's user,
+        // nobody or whoever is logged in: none of that is safe while the
+        // order that fits may be one that could not be read.
+        if ordersMayBeMissing { return .undetermined }
         // Time matching is for a lost token only: a token we do not know belongs
         // to no waiting order here (each has its own), so it is never guessed onto one.
         let isPurchase = transaction.originalID == transaction.id

@@ -17,11 +17,15 @@ extension FileOrderStore {
         var problems: [PurchaseKitError] = []
         /// The folders that hold the files.
         var folders: [String] = []
+        /// The order files and ledger segments that could not be read (an I/O
+        /// error), left in place: the orders in them exist, but are not in `items`.
+        var unread: Set<String> = []
     }
 
     /// Loads the folders if needed and returns every order, open, archived and
-    /// compacted, with the file each one came from. An archived file that
-    /// cannot be read is a problem of the export and is not in it.
+    /// compacted, with the file each one came from. An order file that
+    /// cannot be read is a problem of the export, is not in it, and is named
+    /// in its `unread` when it was left in place (not moved to quarantine).
     func export() throws(PurchaseKitError) -> Export {
         try loadIfNeeded()
         var export = Export()
@@ -38,6 +42,9 @@ extension FileOrderStore {
                 export.items.append(.init(order: order, place: stillFiled ? .archived : .compacted,
                                           file: stillFiled ? path(of: .archive) + "/" + entry.fileName : nil))
             } catch {
+                // A read that failed leaves the file, and its order, for a later load;
+                // a damaged file went to quarantine.
+                if error.code == .persistenceReadFailed { export.unread.insert("\(entry.place.rawValue)/\(entry.fileName)") }
                 export.problems.append(error)
             }
         }
@@ -48,6 +55,7 @@ extension FileOrderStore {
             export.ledgerSegments.append((path(of: .ledger) + "/" + FileOrderLedger.segmentName(number), segment.ids))
         }
         export.folders = [path(of: .open), path(of: .archive), path(of: .ledger)]
+        export.unread.formUnion(unreadOrderFiles)
         return export
     }
 }

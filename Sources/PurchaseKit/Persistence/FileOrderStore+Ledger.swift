@@ -37,6 +37,7 @@ extension FileOrderStore {
             } catch {
                 // Left as it is: never rewritten, and new records go to later segments.
                 ledger.adopt(segment: number, .init(isWritable: false), records: [])
+                unreadOrderFiles.insert(label)
                 problems.append(.readFailed(error, "The ledger segment '\(label)' could not be read"))
                 continue
             }

@@ -26,6 +26,7 @@ extension FileOrderStore {
         }
         index = FileOrderIndex()
         ledger = FileOrderLedger()
+        unreadOrderFiles = []
         var problems: [PurchaseKitError] = []
         var changed: Set<FileOrderIndex.Place> = []
         for (place, names) in listings {
@@ -93,6 +94,7 @@ extension FileOrderStore {
             }
         } catch {
             log(.error, "Could not read an order file; it was left in place.", ["file": label, "error": error.description])
+            unreadOrderFiles.insert(label)
             return .readFailed(error, "The order file '\(label)' could not be read")
         }
         let order: Order

@@ -99,6 +99,10 @@ public actor FileOrderStore: OrderStore {
     var isLoaded = false
     /// Problems found by the load, until ``loadOpenOrders()`` reports them.
     var unreportedProblems: [PurchaseKitError] = []
+    /// The order files and ledger segments the load could not read (an I/O
+    /// error), left in place: an import must not take their orders for
+    /// missing (see ``export()``).
+    var unreadOrderFiles: Set<String> = []
 
     static let directoryMode: UInt16 = 0o700
     static let fileMode: UInt16 = 0o600

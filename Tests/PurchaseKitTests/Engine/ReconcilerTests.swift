@@ -95,6 +95,20 @@ final class ReconcilerTests: XCTestCase {
         XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: nil), .ambiguous(candidateOrderIDs: [], userID: nil))
     }
 
+    func testWithOrdersThatCouldNotBeReadOnlyAKnownOrderIsMatched() {
+        let waiting = [order("a", user: "alice"), order("b", user: "alice", transactionID: "t0")]
+        XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), orders: waiting, currentUserID: "bob", ordersMayBeMissing: true),
+                       .order(orderID: "a"))
+        XCTAssertEqual(reconciler.match(transaction("t0"), orders: waiting, currentUserID: "bob", ordersMayBeMissing: true),
+                       .duplicate(orderID: "b"))
+        // An unknown token, a lost one (time matching), a renewal, an unsolicited purchase: it may be an unread order's.
+        for unclaimed in [transaction(token: "someone-elses"), transaction(), transaction("t2", originalID: "t0")] {
+            XCTAssertEqual(reconciler.match(unclaimed, orders: waiting, currentUserID: "bob", ordersMayBeMissing: true), .undetermined)
+            XCTAssertEqual(reconciler.match(unclaimed, kind: .restored, orders: [], currentUserID: "bob", ordersMayBeMissing: true),
+                           .undetermined)
+        }
+    }
+
     func testATokenOfAnotherUsersOrderIsCreditedToThatUser() {
         let orders = [order("a", user: "alice")]
         XCTAssertEqual(reconciler.match(transaction(token: "tok-a"), orders: orders, currentUserID: "bob"), .order(orderID: "a"))

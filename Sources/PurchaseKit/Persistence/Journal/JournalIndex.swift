@@ -44,6 +44,11 @@ struct JournalIndex: Sendable {
     /// answered, nor new ones recorded, since a balance without them would be
     /// too high, until a later load reads them.
     var unreadSpendFiles: Set<String> = []
+    /// The ``FileOrderStore`` order files the last load's import left in place
+    /// unread (an I/O error) or could not hold (too large); never written to a
+    /// file. The orders in them exist but are not here, so a lookup that finds
+    /// nothing is no proof that no order holds the transaction or token.
+    var unreadOrderFiles: Set<String> = []
     /// The ids of removed orders, kept for good (every snapshot repeats them):
     /// an import of ``FileOrderStore`` files skips them, so a copy left behind
     /// by a failed or unflushed deletion cannot bring a removed order back.

@@ -35,6 +35,7 @@ extension JournalOrderStore {
             }
         }
         outcome.index.unreadSpendFiles = importedFiles.unreadSpendFiles
+        outcome.index.unreadOrderFiles = importedFiles.unreadOrderFiles
         let loaded = outcome
         state.withLock { s in
             s.index = loaded.index

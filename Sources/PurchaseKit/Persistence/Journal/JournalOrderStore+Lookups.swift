@@ -35,16 +35,40 @@ extension JournalOrderStore {
     }
 
     /// The order whose store transaction has this id, open, archived or compacted.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read, or
+    ///   when no order holds it but the import left ``FileOrderStore`` order files unread.
     public func order(transactionID: String) async throws -> Order? {
         try await ready()
-        return state.withLock { s in s.index.orderID(forTransaction: transactionID).flatMap { s.index.order(id: $0) } }
+        return try state.withLock { s in
+            guard let id = s.index.orderID(forTransaction: transactionID) else { return try Self.noneHeld(s.index) }
+            return s.index.order(id: id)
+        }
     }
 
     /// The order whose payment carried this token, open, archived or compacted:
     /// tokens resolve for good.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read, or
+    ///   when no order holds it but the import left ``FileOrderStore`` order files unread.
     public func order(token: String) async throws -> Order? {
         try await ready()
-        return state.withLock { s in s.index.orderID(forToken: token).flatMap { s.index.order(id: $0) } }
+        return try state.withLock { s in
+            guard let id = s.index.orderID(forToken: token) else { return try Self.noneHeld(s.index) }
+            return s.index.order(id: id)
+        }
+    }
+
+    /// The answer of a lookup that found no order: none, unless an order the
+    /// import could not read may be the one. Answering none then would let the
+    /// engine credit a paid transaction of that order to whoever is logged in,
+    /// or to a new order that the import's order duplicates once it is read.
+    private static func noneHeld(_ index: JournalIndex) throws(PurchaseKitError) -> Order? {
+        guard !index.unreadOrderFiles.isEmpty else { return nil }
+        throw PurchaseKitError(
+            .persistenceReadFailed,
+            "No order of the journal matches, but \(index.unreadOrderFiles.count) order files of the FileOrderStore before it could not be imported; one of them may.",
+            advice: "The import tries again at the next launch; see the problems its load reported.")
     }
 
     /// Every archived order, whole or compacted, oldest first (for diagnostics and tests).

@@ -40,6 +40,8 @@ struct LegacyImport {
     /// The spends files that could not be read (``FileOrderStore/everySpendsFile``:
     /// the folder could not be listed): the spends of their users are not answered.
     var unreadSpendFiles: Set<String> = []
+    /// The order files left in place unread or too large (``JournalIndex/unreadOrderFiles``).
+    var unreadOrderFiles: Set<String> = []
 }
 
 extension JournalOrderStore {
@@ -49,7 +51,7 @@ extension JournalOrderStore {
     /// and did not remove (a copy whose deletion failed, or was not flushed).
     /// Returns the files whose orders the index now holds, to delete once a
     /// snapshot holding them is durable, their folders, and the names of the
-    /// spends files it could not read.
+    /// spends and order files it could not read.
     ///
     /// The files are read by a `FileOrderStore`, with its own rules for damaged
     /// and foreign entries (they are quarantined and reported). A one-time
@@ -59,6 +61,7 @@ extension JournalOrderStore {
         let export = try await legacy.export()
         outcome.problems += export.problems
         var files: [String] = []
+        var unread = export.unread
         var imported = 0
         for item in export.items {
             if !outcome.index.holdsOrRemoved(item.order.id) {
@@ -70,6 +73,7 @@ extension JournalOrderStore {
                         "Order '\(item.order.id)' of the FileOrderStore folders takes \(writer.bytes.count) bytes, more than the journal's limit of \(configuration.maximumRecordSize); its file was left in place.",
                         advice: "Raise JournalOrderStore.Configuration.maximumRecordSize; it is imported at the next launch.",
                         orderID: item.order.id))
+                    unread.insert(item.file ?? "ledger: order '\(item.order.id)'")
                     continue
                 }
                 if item.place == .open {
@@ -98,7 +102,7 @@ extension JournalOrderStore {
         }
         log(.notice, "Imported the orders of a FileOrderStore into the journal.",
             ["orders": String(imported), "files": String(files.count)])
-        return LegacyImport(files: files, folders: folders, unreadSpendFiles: spends.unread)
+        return LegacyImport(files: files, folders: folders, unreadSpendFiles: spends.unread, unreadOrderFiles: unread)
     }
 
     /// The largest ``FileOrderStore`` file an import reads, in bytes, unless

@@ -72,7 +72,10 @@ import Foundation
 /// every order of its `orders`, `archive` and `ledger` folders into a
 /// snapshot, then deletes the imported files. Files whose deletion failed (or
 /// was lost to a power cut) are read again at the next launch, skipping every
-/// order the journal holds or has removed, and deleted again.
+/// order the journal holds or has removed, and deleted again. So are files it
+/// could not read or hold (an I/O error, an order above the record limit):
+/// until then, a lookup by transaction id or token that finds nothing throws
+/// instead of answering none, since the order may be in one of them.
 ///
 /// Use one store per directory in a process, and close it (``close()``)
 /// before opening another on the same directory.

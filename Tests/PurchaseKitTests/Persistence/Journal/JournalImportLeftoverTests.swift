@@ -150,6 +150,38 @@ final class JournalImportLeftoverTests: XCTestCase {
         await raised.close()
     }
 
+    func testLookupsThatFindNothingAreNoAnswerWhileAnOrderFileIsUnreadOrTooLarge() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let legacy = try makeStore(directory)
+        try await legacy.save(makeOrder("o-kept", transactionID: "t-kept"))
+        try await legacy.save(makeOrder("o-unread", transactionID: "t-unread"))
+        let disk = FaultyFileSystem()
+        disk.fail(.read, errno: EIO, pathContains: "/orders/order-o-unread")
+        let store = try makeJournalStore(directory, fileSystem: disk)
+        _ = try await store.loadOpenOrders()
+        disk.heal()
+        let kept = try await store.order(transactionID: "t-kept")
+        XCTAssertEqual(kept?.id, "o-kept", "what the journal holds is answered")
+        // The unread order may be the one asked for: "none" would let the engine credit its payment to someone else.
+        await assertThrows(.persistenceReadFailed) { _ = try await store.order(transactionID: "t-unread") }
+        await assertThrows(.persistenceReadFailed) { _ = try await store.order(token: "o-unread") }
+
+        let (reopened, _) = try await reopen(store, directory)
+        let read = try await reopened.order(transactionID: "t-unread")
+        XCTAssertEqual(read?.id, "o-unread", "imported at the next launch")
+        let none = try await reopened.order(token: "nobody's")
+        XCTAssertNil(none, "with every file read, none is an answer again")
+        await reopened.close()
+
+        var large = makeOrder("o-large", transactionID: "t-large")
+        large.metadata = ["blob": String(repeating: "x", count: 4096)]
+        try await makeStore(directory).save(large)
+        let small = try makeJournalStore(directory, maximumRecordSize: 1024)
+        _ = try await small.loadOpenOrders()
+        await assertThrows(.persistenceReadFailed) { _ = try await small.order(transactionID: "t-large") }
+        await small.close()
+    }
+
     func testARenewalsFileTheImportCannotReadStaysForTheNextLaunch() async throws {
         let directory = try makeTemporaryDirectory(self)
         let legacy = try makeStore(directory)
