@@ -52,11 +52,19 @@ public protocol OrderStore: Sendable {
     func order(id: String) async throws -> Order?
 
     /// The order whose store transaction has this id, open or archived.
+    ///
+    /// Answer nil only when no order holds it. When the store cannot tell (a
+    /// read failed, or orders it could not read may hold it), throw: the
+    /// engine then leaves the transaction unfinished with the payment queue,
+    /// which reports it again, rather than credit it to a new order.
     func order(transactionID: String) async throws -> Order?
 
     /// The order whose payment carried this token (``Order/token``), open or
     /// archived, however old: a payment the store reports late, after its order
     /// failed, was cancelled or was archived, is matched by it.
+    ///
+    /// As for ``order(transactionID:)``: nil means no order carries it; a
+    /// store that cannot tell throws.
     func order(token: String) async throws -> Order?
 
     /// Moves an order to the archive; it leaves the open set. A store may return
