@@ -32,6 +32,9 @@ final class PurchaseEngineJournalStoreTests: XCTestCase {
             // before that is durable): a kill in between loses the order, and nothing else.
             let expected = [KillSwitch.Point.beforeSave(1), .afterSave(1), .beforeSave(2)].contains(point) ? 0 : 1
             XCTAssertEqual(history.count, expected, "\(point)")
+            // Closed before the next point: a store left open keeps writing after the test removed its folder.
+            await relaunched.shutdown()
+            await store.close()
         }
     }
 
