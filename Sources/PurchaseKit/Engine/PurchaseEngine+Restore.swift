@@ -69,14 +69,22 @@ extension PurchaseEngine {
                                           orderID: orderID))
         }
         await lockUpdates()
-        let orderID = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID,
-                                       startsDelivery: false)
+        let placement = await handlePaid(transaction, kind: .restored, updateToken: nil, fallbackUser: userID,
+                                         startsDelivery: false)
         unlockUpdates()
-        // handlePaid answers nil for a restored transaction only when its new order could not be
-        // saved, or when orders the order store could not read may hold it.
-        guard let orderID else {
-            log(.error, "A restored transaction could not be recorded", ["transactionID": transaction.id, "user": userID])
-            return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be recorded.")
+        let orderID: String
+        switch placement {
+        case .order(let id):
+            orderID = id
+        case .undetermined:
+            log(.error, "A restored transaction waits: orders the store could not read may hold it",
+                ["transactionID": transaction.id, "user": userID])
+            return failure(.persistenceReadFailed,
+                           "The restored purchase of '\(transaction.productID)' may belong to an order the order store could not read; it is not credited until that order can be read.")
+        case .notSaved, .alreadyOwned:
+            // A restore carries no payment token, so the store never answers one with a transaction already owned.
+            log(.error, "A restored transaction could not be saved", ["transactionID": transaction.id, "user": userID])
+            return failure(.persistenceWriteFailed, "The restored purchase of '\(transaction.productID)' could not be saved.")
         }
         guard let found = try? await currentOrder(orderID) else {
             spawnDelivery(orderID: orderID, .deliveryDue)

@@ -94,12 +94,11 @@ extension PurchaseEngine {
     /// `startsDelivery` false the delivery owed is left to the caller (a restore).
     /// Call it holding ``lockUpdates()``.
     ///
-    /// - Returns: the id of the order the transaction belongs to now, if any: nil
-    ///   when it is left with the store (its order could not be saved, or
-    ///   could not be told apart from orders the order store could not read).
+    /// - Returns: the order the transaction belongs to now, or why it has none
+    ///   and is left with the store.
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
-                    fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> String? {
+                    fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> PaidPlacement {
         // Oldest first, so that the same updates always match the same way.
         var candidates = candidateOrders(for: transaction, answering: updateToken)
         // A lookup that failed is no answer of "none": the order it did not
@@ -137,26 +136,27 @@ extension PurchaseEngine {
             // Not finished: the store reports it again once the orders can be read.
             log(.warning, "A paid transaction waits: the order store could not say which order holds it",
                 ["transactionID": transaction.id])
-            return nil
+            return .undetermined
         case .alreadyOwned(let orderID):
             // The store answered a new payment with a transaction the account
             // already owns: nothing was charged for that order. The transaction
             // stays with its own order, which its own update reaches.
             log(.info, "The store account already owns the product", ["orderID": orderID, "transactionID": transaction.id])
             await drive(orderID: orderID, .store(.failed(.alreadyOwned), nil))
-            return nil
+            return .alreadyOwned
         case .duplicate(let orderID):
             counters.staleUpdatesIgnored += 1
             await handleDuplicate(transaction, orderID: orderID, candidates: candidates)
-            return orderID
+            return .order(orderID)
         case .order(let orderID):
             if orders[orderID] == nil, let archived = candidates.first(where: { $0.id == orderID }) {
                 orders[orderID] = archived
             }
             await drive(orderID: orderID, .store(kind, transaction), deferDelivery: true, startsDeferredDelivery: startsDelivery)
-            return orderID
+            return .order(orderID)
         case .newOrder(let userID, let source):
-            return await adopt(transaction, userID: userID, source: source, attention: nil, startsDelivery: startsDelivery)
+            let orderID = await adopt(transaction, userID: userID, source: source, attention: nil, startsDelivery: startsDelivery)
+            return orderID.map(PaidPlacement.order) ?? .notSaved
         case .ambiguous(let candidateIDs, let userID):
             let hint = candidateIDs.isEmpty
                 ? "No order or user matches this transaction; assign it with assign(orderID:toUser:)."
@@ -169,8 +169,23 @@ extension PurchaseEngine {
                     resolveWaiter(orderID: candidateID, with: .success(.pending(order, .awaitingReview)))
                 }
             }
-            return orderID
+            return orderID.map(PaidPlacement.order) ?? .notSaved
         }
+    }
+
+    /// Where ``handlePaid(_:kind:updateToken:fallbackUser:storeInitiated:startsDelivery:)``
+    /// put a paid transaction.
+    enum PaidPlacement: Equatable {
+        /// The order it belongs to now.
+        case order(String)
+        /// The store answered a new payment with a transaction the account
+        /// already owns; it stays with its own order.
+        case alreadyOwned
+        /// Its new order could not be saved; the store replays it.
+        case notSaved
+        /// The order store could not say which order holds it (some could not
+        /// be read); left unfinished with the store until it can.
+        case undetermined
     }
 
     /// The open orders the reconciler may match `transaction` to

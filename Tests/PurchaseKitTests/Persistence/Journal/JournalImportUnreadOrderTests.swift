@@ -84,6 +84,41 @@ final class JournalImportUnreadOrderTests: XCTestCase {
         await reopened.close()
     }
 
+    /// A restore while the import has left an archived order unread: the
+    /// restored purchase may be that order's, so it is reported as waiting
+    /// for a read (not as a failed save), credited to nobody new, and
+    /// restored to its own order once the file reads again.
+    func testARestoreOfAnOrderTheImportCouldNotReadWaitsForItAndSaysWhy() async throws {
+        let world = World()
+        let directory = try makeTemporaryDirectory(self)
+        let first = try await world.engine(world.configuration(store: try world.fileStore(directory)))
+        let bought = try await first.purchase(productID: Catalog.pro, user: "alice").order
+        XCTAssertEqual(bought.status, .completed)
+        await first.shutdown()
+        let transactionID = try XCTUnwrap(bought.transactionID)
+
+        let disk = FaultyFileSystem()
+        disk.fail(.read, errno: EIO, pathContains: "/archive/" + FileNameCoding.fileName(for: bought.id))
+        let (engine, store) = try await launch(world, directory, fileSystem: disk)
+        let waiting = try await engine.restorePurchases(user: "alice")
+        XCTAssertEqual(waiting.failures.map(\.transactionID), [transactionID])
+        XCTAssertEqual(waiting.failures.map(\.error.code), [.persistenceReadFailed], "a read, not a save, is what failed")
+        XCTAssertEqual(waiting.delivered.map(\.id), [])
+        let made = try await store.orders(forUser: "alice")
+        XCTAssertEqual(made.map(\.id), [], "no order is made while the one that may hold it is unread")
+        await engine.shutdown()
+        await store.close()
+
+        let (relaunched, reopened) = try await launch(world, directory, fileSystem: POSIXFileSystem())
+        let restored = try await relaunched.restorePurchases(user: "alice")
+        XCTAssertEqual(restored.failures.map(\.transactionID), [])
+        XCTAssertEqual(restored.delivered.map(\.id), [bought.id], "restored to the order that paid for it")
+        let credits = await world.server.credits(forTransactionID: transactionID)
+        XCTAssertEqual(Set(credits.map(\.userID)), ["alice"])
+        await relaunched.shutdown()
+        await reopened.close()
+    }
+
     func testAnOrderTheImportCouldNotReadIsCreditedOnceToItsUser() async throws {
         try await assertCreditedOnceToAlice(false)
     }
