@@ -16,6 +16,8 @@ final class FaultPlan: Sendable {
         var verifierTimeout = 0.0, serverError = 0.0, replyLost = 0.0, verifierThrows = 0.0, forged = 0.0
         var saveFails = 0.0, finishFails = 0.0, addFails = 0.0, productsFail = 0.0
         var crash = 0.0, clockJump = 0.0, userSwitch = 0.0
+        /// A lookup of the order store by transaction id or token fails.
+        var lookupFails = 0.0
 
         /// Rates drawn from the ranges a run may have.
         static func draw(using random: inout SeededRandomNumberGenerator) -> Rates {
@@ -27,6 +29,17 @@ final class FaultPlan: Sendable {
                          productsFail: r(0.05), crash: r(0.15), clockJump: r(0.2), userSwitch: r(0.2))
             rates.latePayment = r(0.1)
             return rates
+        }
+
+        /// The rate of a fault added after the others, drawn from the seed's
+        /// hash rather than from the run's generator, so that every draw made
+        /// before it was added, and with it every earlier run, stays the same.
+        static func drawnApart(_ name: String, seed: UInt64, upTo high: Double) -> Double {
+            var hash = StableHash()
+            hash.combine(String(seed))
+            hash.combine("rate:" + name)
+            var generator = SeededRandomNumberGenerator(seed: hash.value)
+            return Double.random(in: 0...high, using: &generator)
         }
     }
 

@@ -41,8 +41,18 @@ struct ProcessOrderStore: OrderStore {
     func openOrders(forUser userID: String) async throws -> [Order] { try await read { try await base.openOrders(forUser: userID) } }
     func orders(forUser userID: String) async throws -> [Order] { try await read { try await base.orders(forUser: userID) } }
     func order(id: String) async throws -> Order? { try await read { try await base.order(id: id) } }
-    func order(transactionID: String) async throws -> Order? { try await read { try await base.order(transactionID: transactionID) } }
-    func order(token: String) async throws -> Order? { try await read { try await base.order(token: token) } }
+    func order(transactionID: String) async throws -> Order? {
+        try await read {
+            try lookupFault("lookup:transaction:\(transactionID)")
+            return try await base.order(transactionID: transactionID)
+        }
+    }
+    func order(token: String) async throws -> Order? {
+        try await read {
+            try lookupFault("lookup:token:\(token)")
+            return try await base.order(token: token)
+        }
+    }
     func recordSpend(_ spend: ConsumableSpend) async throws -> ConsumableSpend {
         try await kill.perform("spend") { try await onDisk { try await base.recordSpend(spend) } }
     }
@@ -51,6 +61,15 @@ struct ProcessOrderStore: OrderStore {
         try await kill.perform("renewal") { try await onDisk { try await base.saveRenewalState(record) } }
     }
     func renewalStates(forUser userID: String) async throws -> [RenewalStateRecord] { try await read { try await base.renewalStates(forUser: userID) } }
+
+    /// A lookup the store could not answer (a read error): the engine may
+    /// not take it for "no such order".
+    private func lookupFault(_ key: String) throws {
+        let plan = world.plan
+        if plan.fails(key, rate: plan.rates.lookupFails, kind: "order store read error") {
+            throw InjectedFault(what: "read")
+        }
+    }
 
     /// A call that is not counted (a read may still write: a first load
     /// compacts and quarantines).

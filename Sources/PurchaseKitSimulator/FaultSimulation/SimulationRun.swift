@@ -44,7 +44,8 @@ final class SimulationRun {
         self.keepsTrace = keepsTrace
         self.maximumPurchases = max(1, maximumPurchases)
         random = SeededRandomNumberGenerator(seed: seed)
-        let drawn = FaultPlan.Rates.draw(using: &random)
+        var drawn = FaultPlan.Rates.draw(using: &random)
+        drawn.lookupFails = FaultPlan.Rates.drawnApart("lookupFails", seed: seed, upTo: 0.08)
         let rates = fixed ?? drawn
         var profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : SimulationWorld.Profile()
         if sabotage == .diskIgnoresFlushes { profile.durableStore = true }
