@@ -51,6 +51,19 @@ extension PurchaseEngine {
     ///   when the order already belongs to someone — an order is only ever credited to its own user.
     @discardableResult
     public func assign(orderID: String, toUser userID: String) async throws -> Order {
+        try await saveAssignment(orderID: orderID, to: userID)
+        return try await retry(orderID: orderID)
+    }
+
+    /// Checks and saves the order's new user holding the order's lock: the
+    /// engine is re-entrant at the save, and a copy read before it must not
+    /// overwrite what another call saved meanwhile. Two assigns of one order
+    /// to two users once both passed the check; the second one's stale copy
+    /// replaced the first one's order mid-delivery, so the server credited the
+    /// first user and the engine recorded the second, and both calls succeeded.
+    private func saveAssignment(orderID: String, to userID: String) async throws {
+        await lockOrder(orderID)
+        defer { unlockOrder(orderID) }
         guard let open = orders[orderID] else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)
@@ -66,7 +79,6 @@ extension PurchaseEngine {
                                         advice: "Try again.", orderID: orderID)
         }
         orders[orderID] = order
-        return try await retry(orderID: orderID)
     }
 
     /// Finishes a delivered order's transaction, with ``FinishPolicy/manual``.

@@ -1,0 +1,57 @@
+import XCTest
+@_spi(Testing) import PurchaseKit
+import PurchaseKitSimulator
+
+/// `assign(orderID:toUser:)`: an order nobody could be matched to safely goes
+/// to one user, once, and the engine's record names the user the server credited.
+final class AssignmentTests: XCTestCase {
+    /// Two assigns of one unassigned order to two users, the first one's save
+    /// still in flight when the second arrives (a double tap, a support tool
+    /// and the app at once). Both once passed the "unassigned" check; the
+    /// second's copy then replaced the first's order mid-delivery: the server
+    /// credited dave, the engine recorded erin, and both calls succeeded.
+    func testConcurrentAssignsGiveTheOrderToOneUser() async throws {
+        let world = World()
+        let gate = Gate()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            // Holds the saves that give the order a user.
+            if case .save(let order) = call, order.status == .needsAttention, !order.userID.isEmpty { await gate.pass() }
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        await engine.setCurrentUser("carol")
+        // A token no order holds: it waits for the app to assign it.
+        try await world.store.add(Payment(productID: Catalog.pro, orderToken: "9f0c7d4e-0000-4000-8000-000000000001", userID: "dave"))
+        await engine.waitUntilIdle()
+        let open = await engine.openOrders()
+        let order = try XCTUnwrap(open.first { $0.status == .needsAttention })
+        XCTAssertEqual(order.userID, "")
+
+        let toDave = Task { try await engine.assign(orderID: order.id, toUser: "dave") }
+        await gate.waitForArrivals(1)
+        let toErin = Task { try await engine.assign(orderID: order.id, toUser: "erin") }
+        // Give the second call the time to reach the engine while the first one's save waits.
+        for _ in 0..<200 { await Task.yield() }
+        gate.open()
+        let dave = try await toDave.value
+        XCTAssertEqual(dave.userID, "dave")
+        XCTAssertEqual(dave.status, .completed)
+        do {
+            let erin = try await toErin.value
+            XCTFail("the order was dave's already; the second assign must fail, got \(erin.userID) \(erin.status)")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .invalidConfiguration)
+        }
+        await engine.waitUntilIdle()
+
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["dave"])
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.userID, "dave", "the engine records the user the server credited")
+        XCTAssertEqual(stored?.status, .completed)
+        let daveEntitlements = try await engine.entitlements(user: "dave")
+        XCTAssertEqual(daveEntitlements.map(\.productID), [Catalog.pro])
+        let erinEntitlements = try await engine.entitlements(user: "erin")
+        XCTAssertEqual(erinEntitlements, [])
+    }
+}
