@@ -109,21 +109,8 @@ extension PurchaseEngine {
             throw PurchaseKitError.wrap(error, as: .orderGenerationFailed, "No order could be created for '\(product.id)'.",
                                         advice: "Nothing was charged. Check the connection to the order server and try again.")
         }
-        if (try? await currentOrder(orderID)) != nil {
-            throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
-                                   advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
-        }
-        let newToken = await makeToken()
-        try ensureRunning()
-        let order = OrderStateMachine.purchaseOrder(id: orderID, product: product, userID: key.userID, token: newToken,
-                                                    quantity: quantity, source: source, metadata: metadata, now: clock.now)
-        do {
-            try await store.save(order)
-        } catch {
-            throw PurchaseKitError.wrap(error, as: .persistenceWriteFailed, "Order '\(orderID)' could not be saved.",
-                                        advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
-        }
-        orders[orderID] = order
+        let order = try await saveNewOrder(id: orderID, product: product, key: key, quantity: quantity,
+                                           metadata: metadata, source: source)
         emit(.orderChanged(order, from: nil))
         log(.info, "Order created", ["orderID": orderID, "productID": product.id, "userID": key.userID])
 
@@ -154,6 +141,33 @@ extension PurchaseEngine {
                               promotionalOffer: offer)
         spawn { engine in await engine.hand(payment, orderID: orderID) }
         return try await waitForResult(orderID: orderID)
+    }
+
+    /// Makes and saves the order of a purchase, refusing an id an order has
+    /// already. Holds the order's lock from the check to the save: the engine
+    /// is re-entrant at every await in between, and two calls the generator
+    /// gave one id both found it free, then the second one's order replaced
+    /// the first one's while its payment was on its way to the store.
+    private func saveNewOrder(id orderID: String, product: StoreProduct, key: TaskQueue.Key, quantity: Int,
+                              metadata: [String: String], source: OrderSource) async throws -> Order {
+        await lockOrder(orderID)
+        defer { unlockOrder(orderID) }
+        if (try? await currentOrder(orderID)) != nil {
+            throw PurchaseKitError(.orderGenerationFailed, "The order generator returned the id '\(orderID)' of an existing order.",
+                                   advice: "Nothing was charged. Order ids must be unique; fix the order generator.", orderID: orderID)
+        }
+        let newToken = await makeToken()
+        try ensureRunning()
+        let order = OrderStateMachine.purchaseOrder(id: orderID, product: product, userID: key.userID, token: newToken,
+                                                    quantity: quantity, source: source, metadata: metadata, now: clock.now)
+        do {
+            try await store.save(order)
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .persistenceWriteFailed, "Order '\(orderID)' could not be saved.",
+                                        advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
+        }
+        orders[orderID] = order
+        return order
     }
 
     /// Hands the payment to the store; a store that will not take it fails the order.

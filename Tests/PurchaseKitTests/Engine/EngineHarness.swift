@@ -17,6 +17,13 @@ struct FailingOrderGenerator: OrderGenerator {
     func makeOrderID(for request: OrderRequest) async throws -> String { throw Down() }
 }
 
+/// An order server that gives every order the same id (one made from a
+/// clock that two requests read in the same millisecond).
+struct RepeatingOrderGenerator: OrderGenerator {
+    var orderID = "order-1700000000000"
+    func makeOrderID(for request: OrderRequest) async throws -> String { orderID }
+}
+
 /// Collects every event of one subscription, so a test can read what happened.
 actor EventLog {
     private(set) var events: [PurchaseEvent] = []

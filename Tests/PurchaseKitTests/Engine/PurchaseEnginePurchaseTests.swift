@@ -120,6 +120,41 @@ final class PurchaseEnginePurchaseTests: XCTestCase {
         XCTAssertTrue(transactions.isEmpty)
     }
 
+    /// Two purchases at once (two users, two products) that the generator
+    /// gave one id. Both once found the id free while the first one's save
+    /// was in flight; the second one's order then replaced the first one's,
+    /// whose payment went to the store with a token no order held any more.
+    func testTwoPurchasesGivenOneOrderIDAtOnceChargeOnlyTheFirst() async throws {
+        let world = World()
+        let gate = Gate()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            // Holds the first save of each new order, as a group commit does.
+            if case .save(let order) = call, order.status == .created { await gate.pass() }
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: orders, generator: RepeatingOrderGenerator()))
+        let alice = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await gate.waitForArrivals(1)
+        let bob = Task { try await engine.purchase(productID: Catalog.pro, user: "bob") }
+        // Give the second call the time to reach the engine while the first one's save waits.
+        for _ in 0..<200 { await Task.yield() }
+        gate.open()
+        let result = try await alice.value
+        XCTAssertEqual(result.order.userID, "alice")
+        XCTAssertEqual(result.order.status, .completed)
+        await assertThrows(.orderGenerationFailed) { _ = try await bob.value }
+        await engine.waitUntilIdle()
+
+        let transactions = await world.store.allTransactions()
+        XCTAssertEqual(transactions.map(\.productID), [Catalog.coins], "only the first purchase reached the store")
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"])
+        let stored = await world.orders.order(id: result.order.id)
+        XCTAssertEqual(stored?.userID, "alice")
+        let flagged = await engine.openOrders().filter { $0.status == .needsAttention }
+        XCTAssertEqual(flagged, [], "alice's payment found her order")
+    }
+
     func testBadArgumentsAreTypedErrors() async throws {
         let world = World()
         let engine = try await world.engine()
