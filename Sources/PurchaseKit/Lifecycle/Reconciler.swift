@@ -19,7 +19,8 @@ import Foundation
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
 ///    Not for a purchase the store started, which never carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
-///    server did not reject, for that purchase's user.
+///    server did not reject, for that purchase's user; flagged for the app to
+///    assign while that purchase has no user yet.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
@@ -129,6 +130,11 @@ public struct Reconciler: Sendable {
         // rejected that one (it belongs to someone else, as a restore on a
         // shared account can find out): a rejected claim proves no ownership.
         if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }) {
+            // An earlier order still waiting for assign names no user to follow.
+            // A `renewal` order of nobody would rest `purchased`, owed a delivery
+            // that no retry makes (nobody to credit) and that nothing flags:
+            // the renewal waits for the app like its first purchase.
+            guard !earlier.userID.isEmpty else { return .ambiguous(candidateOrderIDs: [], userID: nil) }
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         // A token this app minted for an order it no longer has (a reinstall,

@@ -54,4 +54,40 @@ final class AssignmentTests: XCTestCase {
         let erinEntitlements = try await engine.entitlements(user: "erin")
         XCTAssertEqual(erinEntitlements, [])
     }
+
+    /// A subscription whose first purchase waits for assignment renews. Its
+    /// renewal followed "the purchase's user", nobody: it rested `purchased`
+    /// with no user, never delivered, never retried, and never flagged, so
+    /// the app had no reason to assign it and the paid renewal was never credited.
+    func testARenewalOfAnUnassignedSubscriptionWaitsForAssignmentToo() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        let events = await EventLog(engine)
+        await engine.setCurrentUser("carol")
+        // A token no order holds: the first purchase waits for the app to assign it.
+        try await world.store.add(Payment(productID: Catalog.monthly, orderToken: "9f0c7d4e-0000-4000-8000-000000000002", userID: "dave"))
+        await engine.waitUntilIdle()
+        await world.advance(by: 40 * 24 * 3600, engine)
+        await engine.retryPendingDeliveries()
+
+        let open = await engine.openOrders()
+        XCTAssertEqual(open.count, 2, "the first purchase and its renewal")
+        XCTAssertEqual(open.map(\.status), [.needsAttention, .needsAttention], "both wait for the app, flagged")
+        XCTAssertEqual(open.map(\.userID), ["", ""], "nobody is credited by a guess")
+        let flagged = await events.events.filter { if case .needsAttention = $0 { return true } else { return false } }
+        XCTAssertEqual(flagged.count, 2, "the app hears of each")
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits, [])
+
+        for order in open {
+            let assigned = try await engine.assign(orderID: order.id, toUser: "dave")
+            XCTAssertEqual(assigned.status, .completed)
+        }
+        let dave = await world.server.credits(forUser: "dave")
+        XCTAssertEqual(dave.count, 2, "the purchase and its renewal, once each")
+        let entitlements = try await engine.entitlements(user: "dave")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly], "the renewal's period is running")
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertEqual(unfinished, [])
+    }
 }

@@ -90,6 +90,14 @@ final class ReconcilerTests: XCTestCase {
                        .newOrder(userID: "alice", source: .renewal))
     }
 
+    func testARenewalOfAPurchaseWaitingForAssignmentWaitsToo() {
+        let unassigned = order("unknown-t1", user: "", status: .needsAttention, transactionID: "t1")
+        for kind in [TransactionUpdate.Kind.purchased, .restored] {
+            XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), kind: kind, orders: [unassigned], currentUserID: "bob"),
+                           .ambiguous(candidateOrderIDs: [], userID: nil), "never a renewal order of nobody, nor of whoever is logged in")
+        }
+    }
+
     func testUnsolicitedPurchaseGoesToTheCurrentUserOrWaits() {
         XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: "carol"), .newOrder(userID: "carol", source: .otherDevice))
         XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: nil), .ambiguous(candidateOrderIDs: [], userID: nil))
