@@ -20,7 +20,9 @@ import PurchaseKit
 /// - Each transaction handed to the engine is kept until the engine finishes
 ///   it, then `finish()`ed.
 /// - A transaction StoreKit verified carries its JWS as the receipt; one it
-///   could not verify carries no JWS (see ``AppStoreReceipt``).
+///   could not verify carries no JWS (see ``AppStoreReceipt``). One it could
+///   not verify *for now* (`revokedCertificate`) is not handed over: it stays
+///   unfinished in StoreKit until a later launch finds it verified.
 public actor AppStorePaymentQueue: PaymentQueue {
     /// How the adapter behaves.
     public struct Configuration: Sendable {
@@ -151,6 +153,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
     public func attach(_ observer: any PaymentQueueObserver) async {
         self.observer = observer
         let unfinished = await client.unfinishedTransactions()
+            .filter { !$0.snapshot.verifiesLater }
             .sorted { ($0.snapshot.purchaseDate, $0.snapshot.id) < ($1.snapshot.purchaseDate, $1.snapshot.id) }
         for event in unfinished { book.hold(event) }
         startListening()
@@ -196,7 +199,13 @@ public actor AppStorePaymentQueue: PaymentQueue {
 
     private func purchaseEnded(_ key: UUID, payment: Payment, outcome: PurchaseOutcome) async {
         purchases[key] = nil
-        if case .purchased(let event) = outcome { book.hold(event) }
+        if case .purchased(let event) = outcome {
+            // Charged, but not verifiable yet: the order waits as for a sheet
+            // left open, and its token finds it when StoreKit hands the
+            // transaction over verified.
+            if event.snapshot.verifiesLater { return }
+            book.hold(event)
+        }
         await deliver([StoreKitMapping.update(answering: payment, with: outcome, date: configuration.clock.now)])
     }
 
@@ -219,6 +228,7 @@ public actor AppStorePaymentQueue: PaymentQueue {
         let outcome = await purchase.buy()
         switch outcome {
         case .purchased(let event):
+            if event.snapshot.verifiesLater { return }
             book.hold(event)
             await deliver([StoreKitMapping.update(for: event.snapshot, storeInitiated: true, date: configuration.clock.now)])
         case .pending:

@@ -53,6 +53,16 @@ struct TransactionSnapshot: Sendable, Hashable {
         if case .verified = verification { return true }
         return false
     }
+
+    /// StoreKit could not verify it *for now*: a certificate of the chain was
+    /// revoked, and StoreKit says of `revokedCertificate` that trying again
+    /// later may retrieve valid signed data. Handed to the engine, it would be
+    /// rejected and finished: a payment lost. It is left unfinished in
+    /// StoreKit instead, which verifies it again when `Transaction.unfinished`
+    /// is next read (the next launch) and then hands over its JWS.
+    var verifiesLater: Bool {
+        verification == .unverified(reason: "revokedCertificate")
+    }
 }
 
 /// A transaction StoreKit handed over, with the way to finish it: StoreKit's

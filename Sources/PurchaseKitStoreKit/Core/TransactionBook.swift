@@ -24,10 +24,12 @@ struct TransactionBook {
 
     /// A transaction from `Transaction.updates`. Nil when it is exactly the
     /// one already handed over and still unfinished (StoreKit replays the
-    /// unfinished ones when the sequence starts); otherwise it is kept, and
+    /// unfinished ones when the sequence starts), or when StoreKit can verify
+    /// it only later (see ``TransactionSnapshot/verifiesLater``); otherwise it is kept, and
     /// the answer says whether the store started it: it completes a promoted
     /// purchase that went pending (a new, tokenless purchase of that product).
     mutating func receive(_ event: TransactionEvent) -> Bool? {
+        if event.snapshot.verifiesLater { return nil }
         remember(event.snapshot)
         if let known = held[event.snapshot.id], known.snapshot == event.snapshot { return nil }
         held[event.snapshot.id] = event

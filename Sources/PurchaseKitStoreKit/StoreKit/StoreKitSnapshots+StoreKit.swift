@@ -29,6 +29,7 @@ extension TransactionEvent {
     }
 
     private static func reason(_ error: VerificationResult<Transaction>.VerificationError) -> String {
+        // `TransactionSnapshot.verifiesLater` reads this one: StoreKit may verify it later.
         if error == .revokedCertificate { return "revokedCertificate" }
         if error == .invalidCertificateChain { return "invalidCertificateChain" }
         if error == .invalidDeviceVerification { return "invalidDeviceVerification" }

@@ -135,6 +135,16 @@ extension ScriptedAppStore {
         return changed.new.transaction.id
     }
 
+    /// Changes how StoreKit's verification of a transaction ends from now on:
+    /// `failure`, or verified with nil (as when the App Store's certificates
+    /// are valid again after a `revokedCertificate`). Nothing is sent.
+    package func setVerificationFailure(of id: UInt64, to failure: VerificationResult<Transaction>.VerificationError?) {
+        state.withLock { s in
+            guard let index = s.records.firstIndex(where: { $0.transaction.id == id }) else { return }
+            s.records[index].failure = failure
+        }
+    }
+
     /// Sets what `Product.SubscriptionInfo.status(for:)` says about a
     /// subscription; without it, a running subscription is `subscribed` and
     /// renews, an ended one `expired`.

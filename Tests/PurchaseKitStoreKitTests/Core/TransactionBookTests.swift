@@ -51,6 +51,17 @@ final class TransactionBookTests: XCTestCase {
         XCTAssertEqual(book.receive(event(4)), false, "one pending purchase, one transaction")
     }
 
+    func testATransactionStoreKitCanVerifyOnlyLaterIsNotHandedOverOrHeld() {
+        var book = TransactionBook()
+        var later = event(1)
+        later.snapshot.verification = .unverified(reason: "revokedCertificate")
+        XCTAssertTrue(later.snapshot.verifiesLater)
+        XCTAssertFalse(event(2, verified: false).snapshot.verifiesLater, "an invalid signature stays invalid")
+        XCTAssertNil(book.receive(later), "left unfinished in StoreKit, which verifies it again at the next launch")
+        XCTAssertTrue(book.heldIDs.isEmpty)
+        XCTAssertEqual(book.receive(event(1)), false, "verified now: handed over")
+    }
+
     func testTheGroupOfASubscriptionIsLearnedFromVerifiedTransactionsOnly() {
         var book = TransactionBook()
         book.hold(event(1, group: "forged", verified: false))

@@ -144,6 +144,49 @@ final class AppStorePurchaseTests: XCTestCase {
         XCTAssertTrue(entitlements.isEmpty)
     }
 
+    /// StoreKit's interface on `revokedCertificate`: "Trying again later may
+    /// retrieve valid signed data from the App Store." The user paid; a
+    /// rejection would finish the transaction and lose the payment.
+    func testAPaymentStoreKitCannotVerifyForNowIsKeptUnfinishedAndDeliveredOnceItVerifies() async throws {
+        let world = AppStoreWorld()
+        var orderID = ""
+        do {
+            let (engine, _) = try await world.launch(storeTimeout: 60)
+            world.store.scriptNextPurchases(.sheetStaysOpen)
+            let call = Task { try await engine.purchase(productID: Shop.coins, user: "alice") }
+            await world.store.waitForPurchaseCalls(1)
+            await world.store.closeSheet(with: .payUnverified(.revokedCertificate))
+            world.advance(by: 61)
+            do {
+                guard case .pending(let order, .storeTimeout) = try await call.value else {
+                    return XCTFail("the purchase was not left waiting for the store")
+                }
+                orderID = order.id
+            } catch {
+                XCTFail("the purchase failed: \(error)")
+            }
+            await engine.waitUntilIdle()
+        }
+        let charged = try XCTUnwrap(world.store.transactions.first)
+        XCTAssertFalse(world.store.isFinished(charged.id), "paid and not yet verifiable: StoreKit must keep it")
+        var requests = await world.server.requests
+        XCTAssertTrue(requests.isEmpty, "nothing unverified reaches the server")
+
+        world.store.setVerificationFailure(of: charged.id, to: nil)
+        let (engine, _) = try await world.launch()
+
+        let order = try await world.order(orderID)
+        XCTAssertEqual(order.status, .completed, "matched to its order by the token it carried")
+        XCTAssertEqual(order.transaction?.id, String(charged.id))
+        XCTAssertTrue(world.store.isFinished(charged.id))
+        requests = await world.server.requests
+        XCTAssertEqual(requests.count, 1)
+        let credits = await world.server.credits
+        XCTAssertEqual(credits, [String(charged.id): "alice"])
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Shop.coins: 1])
+    }
+
     func testAPurchaseSheetLeftOpenDoesNotHoldTheEngineAndItsPaymentIsStillDelivered() async throws {
         let world = AppStoreWorld()
         let (engine, _) = try await world.launch(storeTimeout: 60)

@@ -41,6 +41,52 @@ final class AppStoreRecoveryTests: XCTestCase {
         XCTAssertEqual(balance, [Shop.coins: 1])
     }
 
+    /// A payment left unfinished that StoreKit cannot verify for now
+    /// (`revokedCertificate`: "Trying again later may retrieve valid signed
+    /// data from the App Store") is neither credited nor rejected at launch:
+    /// it stays in StoreKit until a launch finds it verified.
+    func testAPaymentStoreKitCannotVerifyAtLaunchWaitsInStoreKitUntilALaunchFindsItVerified() async throws {
+        let world = AppStoreWorld()
+        world.store.scriptNextPurchases(.sheetStaysOpen)
+        var orderID = ""
+        do {
+            let (engine, _) = try await world.launch(storeTimeout: 60)
+            let call = Task { try await engine.purchase(productID: Shop.coins, user: "alice") }
+            await world.store.waitForPurchaseCalls(1)
+            world.advance(by: 61)
+            guard case .pending(let order, .storeTimeout) = try await call.value else {
+                return XCTFail("the call did not return at the store timeout")
+            }
+            orderID = order.id
+            await engine.waitUntilIdle()
+        }
+        // The user pays on the sheet the killed process opened.
+        await world.store.closeSheet(with: .payUnverified(.revokedCertificate))
+        let charged = try XCTUnwrap(world.store.transactions.first)
+
+        do {
+            let (engine, _) = try await world.launch()
+            let waiting = try await world.order(orderID)
+            XCTAssertEqual(waiting.status, .purchasing, "neither credited nor rejected")
+            XCTAssertFalse(world.store.isFinished(charged.id), "paid and not yet verifiable: StoreKit must keep it")
+            let balance = try await engine.consumableBalance(user: "alice")
+            XCTAssertTrue(balance.isEmpty)
+        }
+        let requests = await world.server.requests
+        XCTAssertTrue(requests.isEmpty, "nothing unverified reaches the server")
+
+        world.store.setVerificationFailure(of: charged.id, to: nil)
+        let (engine, _) = try await world.launch()
+
+        let order = try await world.order(orderID)
+        XCTAssertEqual(order.status, .completed)
+        XCTAssertTrue(world.store.isFinished(charged.id))
+        let credits = await world.server.credits
+        XCTAssertEqual(credits, [String(charged.id): "alice"])
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Shop.coins: 1])
+    }
+
     func testAPaymentChargedAfterTheAppWasKilledIsMatchedToItsOrderAtTheNextLaunch() async throws {
         let world = AppStoreWorld()
         world.store.scriptNextPurchases(.sheetStaysOpen)
