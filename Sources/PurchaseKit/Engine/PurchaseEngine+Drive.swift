@@ -99,7 +99,9 @@ extension PurchaseEngine {
     }
 
     /// Saves the order; only then does the engine's copy change and the event go out.
+    /// Nothing is saved once the engine is shut down (see ``refusesSaveAfterShutdown(of:)``).
     private func persist(_ order: Order, previous: Order) async -> Bool {
+        if refusesSaveAfterShutdown(of: order.id) { return false }
         do {
             try await store.save(order)
         } catch {
@@ -113,6 +115,20 @@ extension PurchaseEngine {
         }
         for event in OrderStateMachine.events(from: previous, to: order) { emit(event) }
         if OrderStateMachine.endsRetries(order.status) { cancelRetry(orderID: order.id) }
+        return true
+    }
+
+    /// Whether a save of order `orderID` must be dropped because the engine
+    /// was shut down. Work of a shut-down engine can still be running (a
+    /// verifier call that answers late), and the next engine on the same
+    /// order store owns the orders now: it may have delivered and archived
+    /// this one since. A save from the old engine's stale copy once put such
+    /// an order back to `purchased`, and the user's paid coins left the
+    /// balance. Dropping it loses nothing: the order stays as last saved, and
+    /// the store replays its unfinished transaction to the next engine.
+    func refusesSaveAfterShutdown(of orderID: String) -> Bool {
+        guard isShutDown else { return false }
+        log(.info, "A change after shutdown was not saved; the next engine takes the order on", ["orderID": orderID])
         return true
     }
 

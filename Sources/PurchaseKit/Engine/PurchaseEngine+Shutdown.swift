@@ -8,7 +8,9 @@ extension PurchaseEngine {
     ///
     /// Nothing paid is lost: an order stays as it was last saved, and a store
     /// transaction not yet finished stays with the store, which replays it to
-    /// the next engine's ``start()``. After this, store updates are left for
+    /// the next engine's ``start()``. Work still running (a verifier call
+    /// that answers late) saves nothing: the next engine on the same order
+    /// store owns the orders. After this, store updates are left for
     /// that next engine, and ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
     /// ``restorePurchases(user:)`` and ``spend(_:of:user:spendID:)`` throw
     /// ``PurchaseKitError/Code/engineShutDown``.

@@ -210,6 +210,7 @@ extension PurchaseEngine {
         let order = OrderStateMachine.adoptedOrder(for: transaction, userID: userID, source: source, attention: attention,
                                                    product: products[transaction.productID], now: clock.now)
         let orderID = order.id
+        if refusesSaveAfterShutdown(of: orderID) { return nil }
         do {
             try await store.save(order)
         } catch {
