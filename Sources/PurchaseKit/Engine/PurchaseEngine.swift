@@ -28,6 +28,9 @@ public actor PurchaseEngine {
     /// The open orders, by id: the engine's working set.
     var orders = OpenOrders()
     var started = false
+    /// The second and later ``start()`` calls made while the first one
+    /// loads; nil when no launch is under way.
+    var launchWaiters: [CheckedContinuation<OrderLoadReport, any Error>]?
     /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
     var isShutDown = false
     var currentUserID: String?
@@ -119,6 +122,30 @@ public actor PurchaseEngine {
     @discardableResult
     public func start() async throws -> OrderLoadReport {
         guard !started else { return OrderLoadReport(orders: Array(orders.values), problems: loadProblems) }
+        // A call made while another one loads waits for that launch and gets
+        // its answer. Both used to load: the later load replaced orders the
+        // first launch had moved on meanwhile with their saved copies (a
+        // delivered and archived order back to `purchasing`, to expire and
+        // be saved `failed`), and both attached and recovered.
+        if launchWaiters != nil {
+            log(.debug, "start() called while the engine starts; it waits for that launch")
+            return try await withCheckedThrowingContinuation { launchWaiters?.append($0) }
+        }
+        launchWaiters = []
+        let result: Result<OrderLoadReport, any Error>
+        do {
+            result = .success(try await launch())
+        } catch {
+            result = .failure(error)
+        }
+        let waiters = launchWaiters ?? []
+        launchWaiters = nil
+        for waiter in waiters { waiter.resume(with: result) }
+        return try result.get()
+    }
+
+    /// What ``start()`` does, once.
+    private func launch() async throws -> OrderLoadReport {
         let report: OrderLoadReport
         do {
             report = try await store.loadOpenOrders()
