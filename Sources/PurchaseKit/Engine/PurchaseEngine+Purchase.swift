@@ -124,6 +124,8 @@ extension PurchaseEngine {
         guard let token = orders[orderID]?.token, orders[orderID]?.status == .purchasing else {
             // The order could not be marked as purchasing (its save failed): do not charge.
             cancelDeadline(calls.close(orderID))
+            // Or the engine was shut down meanwhile, which saves nothing more.
+            try ensureRunning(orderID: orderID)
             throw PurchaseKitError(.persistenceWriteFailed, "Order '\(orderID)' could not be saved before payment.",
                                    advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
         }

@@ -86,4 +86,33 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         let balance = try await next.consumableBalance(user: "alice")
         XCTAssertEqual(balance[Catalog.coins], 1)
     }
+
+    /// Shut down while the new order's first save is out: the call is
+    /// answered `engineShutDown` (not a failed save), nothing is charged, and
+    /// the order, left `created`, is closed by the next engine.
+    func testShutdownWhileTheNewOrderIsSavedChargesNothing() async throws {
+        let world = World()
+        let gate = Gate()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            guard case .save(let order) = call, order.status == .created else { return .proceed }
+            return .proceedThen { _ in await gate.pass() }
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await gate.waitForArrivals(1)
+        await engine.shutdown()
+        gate.open()
+        do {
+            let result = try await call.value
+            XCTFail("expected engineShutDown, got \(result)")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+        let charged = await world.store.allTransactions()
+        XCTAssertTrue(charged.isEmpty, "nothing was charged")
+
+        _ = try await world.engine()
+        let stored = await world.orders.orders(forUser: "alice")
+        XCTAssertEqual(stored.map(\.status), [.failed], "the next engine closed the order nobody paid")
+    }
 }
