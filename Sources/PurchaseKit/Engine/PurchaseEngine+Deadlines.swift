@@ -29,6 +29,24 @@ extension PurchaseEngine {
         // than a new task for every cancelled timeout.
     }
 
+    /// Registers how to answer a caller waiting on the store or the verifier
+    /// if the engine shuts down first. Shutdown drops every timer, so a
+    /// timeout can no longer end the wait: a store that never answered held
+    /// ``start()`` or a restore for ever. Each registration is dropped by its
+    /// owner with ``dropShutdownAnswer(_:)`` once the wait ends. Returns nil
+    /// after shutdown (nothing is registered then).
+    func answerAtShutdown(_ answer: @escaping @Sendable () -> Void) -> UInt64? {
+        guard !isShutDown else { return nil }
+        nextWorkID += 1
+        shutdownAnswers[nextWorkID] = answer
+        return nextWorkID
+    }
+
+    func dropShutdownAnswer(_ id: UInt64?) {
+        guard let id else { return }
+        shutdownAnswers[id] = nil
+    }
+
     /// Makes sure a sleeper wakes at the earliest deadline or before it. A
     /// sleeper that would wake too late is replaced; an early one is kept
     /// (it finds nothing due and sleeps again).

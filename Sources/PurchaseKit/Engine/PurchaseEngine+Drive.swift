@@ -194,6 +194,7 @@ extension PurchaseEngine {
         // deadline: a task group would wait for a call that ignores
         // cancellation (a store that never answers), so it could not time out.
         let outcome = OneShot<T>()
+        let atShutdown = answerAtShutdown { outcome.resolve(.failure(Self.shutDownError(orderID: nil))) }
         let timer = setDeadline(clock.now.addingTimeInterval(seconds)) { _ in
             outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
                                                       advice: "It is retried.")))
@@ -203,6 +204,7 @@ extension PurchaseEngine {
         }
         defer {
             cancelDeadline(timer)
+            dropShutdownAnswer(atShutdown)
             work.cancel()
         }
         return try await outcome.value()

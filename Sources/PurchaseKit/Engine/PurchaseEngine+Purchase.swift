@@ -91,6 +91,7 @@ extension PurchaseEngine {
         do {
             allowed = try await withStore { await $0.canMakePayments() }
         } catch {
+            try ensureRunning()
             throw PurchaseKitError(.timeout, "The store did not say in time whether this device may make payments.",
                                    advice: "Nothing was charged. Try again when the store is reachable.")
         }
@@ -192,6 +193,7 @@ extension PurchaseEngine {
         do {
             response = try await withStore { try await $0.products(for: [productID]) }
         } catch {
+            try ensureRunning()
             throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
                                         advice: "Check the network and try again.")
         }

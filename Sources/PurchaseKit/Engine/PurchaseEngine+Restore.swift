@@ -24,6 +24,8 @@ extension PurchaseEngine {
             emit(.restoreFinished(result))
             log(.info, "Restore cancelled by the user", ["user": userID])
             return result
+        } catch let error as PurchaseKitError where error.code == .engineShutDown {
+            throw error
         } catch {
             let failure = PurchaseKitError(.restoreFailed, "The store could not restore purchases.",
                                            advice: "Check the network and the store account, then try again.", underlying: error)

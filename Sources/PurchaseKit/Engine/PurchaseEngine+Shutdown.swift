@@ -2,16 +2,18 @@ import Foundation
 
 extension PurchaseEngine {
     /// Stops the engine for good: every timer (store and verifier timeouts,
-    /// delivery retries, payment expiries) is dropped, background work is
-    /// cancelled, every ``events()`` stream finishes, and every purchase call
-    /// still waiting is answered with ``PurchaseKitError/Code/engineShutDown``.
+    /// delivery retries, payment expiries) is dropped, and the calls those
+    /// timeouts guarded (and a ``start()`` under way) are answered
+    /// ``PurchaseKitError/Code/engineShutDown``; background work is cancelled, every
+    /// ``events()`` stream finishes, and every purchase call still waiting is
+    /// answered with ``PurchaseKitError/Code/engineShutDown``.
     ///
     /// Nothing paid is lost: an order stays as it was last saved, and a store
     /// transaction not yet finished stays with the store, which replays it to
     /// the next engine's ``start()``. Work still running (a verifier call
     /// that answers late) saves nothing: the next engine on the same order
     /// store owns the orders. After this, store updates are left for
-    /// that next engine, and ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
+    /// that next engine, and ``start()``, ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
     /// ``restorePurchases(user:)`` and ``spend(_:of:user:spendID:)`` throw
     /// ``PurchaseKitError/Code/engineShutDown``.
     /// Calling it again does nothing.
@@ -22,6 +24,10 @@ extension PurchaseEngine {
         sleeper = nil
         deadlines = DeadlineSchedule()
         timers.removeAll()
+        // Oldest first, so that the callers resume in the same order on every run.
+        let answers = shutdownAnswers.sorted { $0.key < $1.key }.map(\.value)
+        shutdownAnswers.removeAll()
+        for answer in answers { answer() }
         dropQueuedLaneJobs()
         for orderID in calls.orderIDs.sorted() {
             resolveWaiter(orderID: orderID, with: .failure(Self.shutDownError(orderID: orderID)))

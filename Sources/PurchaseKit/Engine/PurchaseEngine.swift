@@ -50,6 +50,9 @@ public actor PurchaseEngine {
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0
+    /// What answers each call waiting on the store or the verifier when the
+    /// engine shuts down (see `PurchaseEngine+Deadlines.swift`).
+    var shutdownAnswers: [UInt64: @Sendable () -> Void] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
     /// What the store reports to; it forwards to this engine.
@@ -119,8 +122,10 @@ public actor PurchaseEngine {
     ///
     /// - Returns: the load report; documents that could not be read are in its `problems`.
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the store cannot be read at all.
+    ///   ``PurchaseKitError/Code/engineShutDown`` when ``shutdown()`` ran before or during the launch.
     @discardableResult
     public func start() async throws -> OrderLoadReport {
+        try ensureRunning()
         guard !started else { return OrderLoadReport(orders: Array(orders.values), problems: loadProblems) }
         // A call made while another one loads waits for that launch and gets
         // its answer. Both used to load: the later load replaced orders the
@@ -153,6 +158,8 @@ public actor PurchaseEngine {
             throw PurchaseKitError.wrap(error, as: .persistenceReadFailed, "The saved orders could not be loaded.",
                                         advice: "Check the order store's location and permissions, then start again.")
         }
+        // Shut down while the orders loaded: nothing is taken on.
+        try ensureRunning()
         started = true
         loadProblems = report.problems
         orders.load(report.orders)
@@ -161,6 +168,8 @@ public actor PurchaseEngine {
         }
         log(.info, "Engine started", ["openOrders": "\(report.orders.count)", "problems": "\(report.problems.count)"])
         await attachToStore(within: configuration.limits.launchTimeout)
+        // Shut down while the store replayed: the next engine recovers.
+        try ensureRunning()
         // Oldest first; the keys are sorted, not the orders, which are large to move.
         let ids = report.orders.map { (createdAt: $0.createdAt, id: $0.id) }
             .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }.map(\.id)
@@ -181,7 +190,10 @@ public actor PurchaseEngine {
     /// hang launch or a retry trigger. The attach goes on as engine work and
     /// its replay is handled whenever it comes.
     func attachToStore(within seconds: TimeInterval?) async {
+        // After shutdown nothing attaches, and nothing would end the wait.
+        guard !isShutDown else { return }
         let attached = OneShot<Void>()
+        let atShutdown = answerAtShutdown { attached.resolve(.success(())) }
         spawn { engine in
             engine.queueObserver.connect(engine)
             await engine.queue.attach(engine.queueObserver)
@@ -197,6 +209,7 @@ public actor PurchaseEngine {
         }
         try? await attached.value()
         cancelDeadline(deadline)
+        dropShutdownAnswer(atShutdown)
     }
 
     // MARK: Events

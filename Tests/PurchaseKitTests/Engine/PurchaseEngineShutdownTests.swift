@@ -115,4 +115,79 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         let stored = await world.orders.orders(forUser: "alice")
         XCTAssertEqual(stored.map(\.status), [.failed], "the next engine closed the order nobody paid")
     }
+
+    // Calls waiting on the store when the engine shuts down. Shutdown drops
+    // every timer, so their timeouts could no longer end them: without an
+    // answer at shutdown, each of these tests never returns.
+
+    func testShutdownDuringLaunchEndsStart() async throws {
+        let world = World()
+        let gate = Gate()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            call.name == .loadOpenOrders ? .proceedThen { _ in await gate.pass() } : .proceed
+        }
+        let engine = try PurchaseEngine(configuration: world.configuration(store: orders))
+        let start = Task { try await engine.start() }
+        await gate.waitForArrivals(1)
+        await engine.shutdown()
+        gate.open()
+        do {
+            _ = try await start.value
+            XCTFail("a launch the engine was shut down during must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+        do {
+            _ = try await engine.start()
+            XCTFail("start() after shutdown must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+    }
+
+    func testShutdownWhileTheStoreReplaysEndsStart() async throws {
+        let world = World()
+        let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.attach)) // never answers
+        let engine = try PurchaseEngine(configuration: world.configuration(queue: stalled))
+        let start = Task { try await engine.start() }
+        await stalled.waitForCalls(.attach)
+        await engine.shutdown()
+        do {
+            _ = try await start.value
+            XCTFail("a launch the engine was shut down during must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+        XCTAssertEqual(world.clock.pendingSleepers, 0, "no timer outlives the engine")
+    }
+
+    func testShutdownEndsARestoreWaitingOnTheStore() async throws {
+        let world = World()
+        let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.restoreCompletedTransactions))
+        let engine = try await world.engine(world.configuration(queue: stalled, storeTimeout: 30))
+        let restore = Task { try await engine.restorePurchases(user: "alice") }
+        await stalled.waitForCalls(.restoreCompletedTransactions)
+        await engine.shutdown()
+        do {
+            _ = try await restore.value
+            XCTFail("a restore the engine was shut down during must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+    }
+
+    func testShutdownEndsAPurchaseAskingWhetherPaymentsAreAllowed() async throws {
+        let world = World()
+        let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.canMakePayments))
+        let engine = try await world.engine(world.configuration(queue: stalled, storeTimeout: 30))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalled.waitForCalls(.canMakePayments)
+        await engine.shutdown()
+        do {
+            let result = try await call.value
+            XCTFail("expected engineShutDown, got \(result)")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown, "not a timeout: the store was never given the time")
+        }
+    }
 }
