@@ -49,6 +49,7 @@ extension PurchaseEngine {
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/invalidConfiguration``
     ///   when the order already belongs to someone — an order is only ever credited to its own user.
+    ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     @discardableResult
     public func assign(orderID: String, toUser userID: String) async throws -> Order {
         try await saveAssignment(orderID: orderID, to: userID)
@@ -64,6 +65,9 @@ extension PurchaseEngine {
     private func saveAssignment(orderID: String, to userID: String) async throws {
         await lockOrder(orderID)
         defer { unlockOrder(orderID) }
+        // A shut-down engine's copy is stale: the next engine may have given
+        // the order to someone and delivered it since (see refusesSaveAfterShutdown(of:)).
+        try ensureRunning(orderID: orderID)
         guard let open = orders[orderID] else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)

@@ -14,7 +14,7 @@ extension PurchaseEngine {
     /// that answers late) saves nothing: the next engine on the same order
     /// store owns the orders. After this, store updates are left for
     /// that next engine, and ``start()``, ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
-    /// ``restorePurchases(user:)`` and ``spend(_:of:user:spendID:)`` throw
+    /// ``restorePurchases(user:)``, ``assign(orderID:toUser:)`` and ``spend(_:of:user:spendID:)`` throw
     /// ``PurchaseKitError/Code/engineShutDown``.
     /// Calling it again does nothing.
     public func shutdown() {

@@ -40,6 +40,37 @@ final class PurchaseEngineRelaunchRaceTests: XCTestCase {
         XCTAssertEqual(Array(credits.values), [1])
     }
 
+    /// An order waiting for assignment, assigned to dave by the next engine
+    /// and delivered; then the old engine, shut down, is asked to give it to
+    /// erin. Its stale copy still said "unassigned", and its save made erin
+    /// the order's user although the server credited dave.
+    func testAShutDownEngineAssignsNothing() async throws {
+        let world = World()
+        let first = try await world.engine()
+        await first.setCurrentUser("carol")
+        // A token no order holds: it waits for the app to assign it.
+        try await world.store.add(Payment(productID: Catalog.pro, orderToken: "9f0c7d4e-0000-4000-8000-000000000001", userID: "dave"))
+        await first.waitUntilIdle()
+        let open = await first.openOrders()
+        let order = try XCTUnwrap(open.first { $0.status == .needsAttention })
+        await first.shutdown()
+
+        let next = try await world.engine()
+        let dave = try await next.assign(orderID: order.id, toUser: "dave")
+        XCTAssertEqual(dave.status, .completed)
+        do {
+            let erin = try await first.assign(orderID: order.id, toUser: "erin")
+            XCTFail("a shut-down engine must not assign, got \(erin.userID) \(erin.status)")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.userID, "dave", "the order names the user the server credited")
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["dave"])
+    }
+
     /// Two `start()` calls at once (an app that starts the engine from two
     /// places at launch). The second one used to pass the `started` check
     /// while the first was loading, load too, and put its copy of each order
