@@ -33,9 +33,12 @@ extension PurchaseEngine {
 
     /// Tries one order's delivery now (the manual retry).
     ///
-    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no open order has this id.
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no open order has this id;
+    ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     @discardableResult
     public func retry(orderID: String) async throws -> Order {
+        // A shut-down engine saves nothing: the call would change nothing and say it had.
+        try ensureRunning(orderID: orderID)
         guard let order = orders[orderID] else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
@@ -87,9 +90,10 @@ extension PurchaseEngine {
 
     /// Finishes a delivered order's transaction, with ``FinishPolicy/manual``.
     ///
-    /// - Throws: ``PurchaseKitError/Code/orderNotFound``.
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     @discardableResult
     public func finish(orderID: String) async throws -> Order {
+        try ensureRunning(orderID: orderID)
         guard orders[orderID] != nil else {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)' to finish.",
                                    advice: "It may be finished and archived already.", orderID: orderID)

@@ -13,8 +13,9 @@ extension PurchaseEngine {
     /// the next engine's ``start()``. Work still running (a verifier call
     /// that answers late) saves nothing: the next engine on the same order
     /// store owns the orders. After this, store updates are left for
-    /// that next engine, and ``start()``, ``purchase(productID:user:quantity:metadata:promotionalOffer:)``
-    /// ``restorePurchases(user:)``, ``assign(orderID:toUser:)`` and ``spend(_:of:user:spendID:)`` throw
+    /// that next engine, and ``start()``, ``purchase(productID:user:quantity:metadata:promotionalOffer:)``,
+    /// ``restorePurchases(user:)``, ``assign(orderID:toUser:)``, ``retry(orderID:)``,
+    /// ``finish(orderID:)`` and ``spend(_:of:user:spendID:)`` throw
     /// ``PurchaseKitError/Code/engineShutDown``.
     /// Calling it again does nothing.
     public func shutdown() {

@@ -68,6 +68,23 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         await engine.shutdown() // twice changes nothing
     }
 
+    /// An order owed a delivery (the server was down): after shutdown, the
+    /// manual retry and the manual finish say that the engine is shut down,
+    /// instead of answering as if they had done something.
+    func testRetryAndFinishAfterShutdownSayTheEngineIsShutDown() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await world.server.setFaultRates(ServerFaultRates(serverError: 1))
+        let owed = try await engine.purchase(productID: Catalog.coins, user: "alice").order
+        XCTAssertEqual(owed.status, .purchased)
+        await engine.shutdown()
+        await world.server.setFaultRates(.none)
+        await assertThrows(.engineShutDown) { _ = try await engine.retry(orderID: owed.id) }
+        await assertThrows(.engineShutDown) { _ = try await engine.finish(orderID: owed.id) }
+        let credits = await world.creditCounts()
+        XCTAssertEqual(credits, [try XCTUnwrap(owed.transactionID): 0], "nothing was delivered by the shut-down engine")
+    }
+
     func testAPaymentTakenBeforeShutdownIsDeliveredOnceByTheNextEngine() async throws {
         let world = World()
         let (engine, calls) = try await waitingEngine(world, users: ["alice"])
