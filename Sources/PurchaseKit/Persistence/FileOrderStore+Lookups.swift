@@ -52,9 +52,12 @@ extension FileOrderStore {
 
     /// The order whose store transaction has this id, open, archived or compacted.
     /// A renewal finds its subscription's first order by passing the original transaction id.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when none is indexed but the
+    ///   load left order files unread: the order may be in one of them.
     public func order(transactionID: String) throws(PurchaseKitError) -> Order? {
         try loadIfNeeded()
-        guard let id = index.orderID(forTransaction: transactionID) else { return nil }
+        guard let id = index.orderID(forTransaction: transactionID) else { return try noneHeld() }
         return try order(id: id)
     }
 
@@ -62,10 +65,25 @@ extension FileOrderStore {
     /// tokens resolve for good, so that a payment the store reports late (after
     /// the order failed, was cancelled or was archived) still finds its order.
     /// An in-memory lookup; no directory is read.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` as ``order(transactionID:)`` does.
     public func order(token: String) throws(PurchaseKitError) -> Order? {
         try loadIfNeeded()
-        guard let id = index.orderID(forToken: token) else { return nil }
+        guard let id = index.orderID(forToken: token) else { return try noneHeld() }
         return try order(id: id)
+    }
+
+    /// The answer of a lookup that found no order: none, unless the load left
+    /// order files unread (an I/O error), whose orders are not indexed: one of
+    /// them may be the one. Answering none then would let the engine credit
+    /// that order's paid transaction to whoever is logged in, or to a new
+    /// order that the unread one duplicates once a later launch reads it.
+    private func noneHeld() throws(PurchaseKitError) -> Order? {
+        guard !unreadOrderFiles.isEmpty else { return nil }
+        throw PurchaseKitError(
+            .persistenceReadFailed,
+            "No order matches, but \(unreadOrderFiles.count) order files could not be read; one of them may.",
+            advice: "They are read again at the next launch; see the problems the load reported.")
     }
 
     /// Every archived order, whole or compacted, oldest first (for diagnostics
