@@ -210,8 +210,8 @@ extension PurchaseEngine {
         cancelDeadline(customerWatch.wakeUp?.timer)
         customerWatch.wakeUp = nil
         guard let next else { return }
-        let timer = setDeadline(next) { engine in
-            guard engine.customerWatch.wakeUp?.deadline == next else { return }
+        let timer = setDeadline(next) { engine, firing in
+            guard firing == .due, engine.customerWatch.wakeUp?.deadline == next else { return }
             engine.customerWatch.wakeUp = nil
             engine.customerFactsChanged()
         }

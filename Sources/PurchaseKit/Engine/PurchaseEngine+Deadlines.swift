@@ -1,7 +1,15 @@
 import Foundation
 
-/// A job a timer runs on the engine when its deadline comes.
-typealias DeadlineJob = @Sendable (isolated PurchaseEngine) -> Void
+/// Why a timer's job runs: its deadline came, or the engine shut down first.
+enum DeadlineFiring {
+    case due
+    case shutdown
+}
+
+/// A job a timer runs on the engine when its deadline comes, or at
+/// shutdown if that comes first (a job that only acts when due returns on
+/// `.shutdown`).
+typealias DeadlineJob = @Sendable (isolated PurchaseEngine, DeadlineFiring) -> Void
 
 /// The one task that sleeps for the whole ``DeadlineSchedule``.
 struct DeadlineSleeper {
@@ -13,12 +21,17 @@ struct DeadlineSleeper {
 
 extension PurchaseEngine {
     /// Sets a timer on the engine's clock: `job` runs on the engine at
-    /// `deadline`, unless ``cancelDeadline(_:)`` comes first.
-    func setDeadline(_ deadline: Date, _ job: @escaping DeadlineJob) -> UInt64 {
+    /// `deadline` (`.due`), or at ``shutdown()`` if that comes first
+    /// (`.shutdown`), unless ``cancelDeadline(_:)`` comes before either.
+    /// Without a deadline, only shutdown runs it: how a wait without a time
+    /// limit still ends. A caller waiting on the store or the verifier is
+    /// answered from here at shutdown, since a timeout can no longer end
+    /// its wait then.
+    func setDeadline(_ deadline: Date?, _ job: @escaping DeadlineJob) -> UInt64 {
         // After shutdown nothing is scheduled: id 0 names no timer.
         guard !isShutDown else { return 0 }
         let id = deadlines.add(deadline, job)
-        armSleeper()
+        if deadline != nil { armSleeper() }
         return id
     }
 
@@ -29,22 +42,12 @@ extension PurchaseEngine {
         // than a new task for every cancelled timeout.
     }
 
-    /// Registers how to answer a caller waiting on the store or the verifier
-    /// if the engine shuts down first. Shutdown drops every timer, so a
-    /// timeout can no longer end the wait: a store that never answered held
-    /// ``start()`` or a restore for ever. Each registration is dropped by its
-    /// owner with ``dropShutdownAnswer(_:)`` once the wait ends. Returns nil
-    /// after shutdown (nothing is registered then).
-    func answerAtShutdown(_ answer: @escaping @Sendable () -> Void) -> UInt64? {
-        guard !isShutDown else { return nil }
-        nextWorkID += 1
-        shutdownAnswers[nextWorkID] = answer
-        return nextWorkID
-    }
-
-    func dropShutdownAnswer(_ id: UInt64?) {
-        guard let id else { return }
-        shutdownAnswers[id] = nil
+    /// Runs every timer's job with `.shutdown`, oldest first, so that the
+    /// callers resume in the same order on every run; nothing is left set.
+    func fireDeadlinesAtShutdown() {
+        sleeper?.task.cancel()
+        sleeper = nil
+        for job in deadlines.takeAll() { job(self, .shutdown) }
     }
 
     /// Makes sure a sleeper wakes at the earliest deadline or before it. A
@@ -68,7 +71,7 @@ extension PurchaseEngine {
     private func deadlinesReached(serial: UInt64) {
         guard sleeper?.serial == serial else { return }
         sleeper = nil
-        for job in deadlines.takeDue(at: clock.now) { job(self) }
+        for job in deadlines.takeDue(at: clock.now) { job(self, .due) }
         armSleeper()
     }
 

@@ -194,17 +194,20 @@ extension PurchaseEngine {
         // deadline: a task group would wait for a call that ignores
         // cancellation (a store that never answers), so it could not time out.
         let outcome = OneShot<T>()
-        let atShutdown = answerAtShutdown { outcome.resolve(.failure(Self.shutDownError(orderID: nil))) }
-        let timer = setDeadline(clock.now.addingTimeInterval(seconds)) { _ in
-            outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
-                                                      advice: "It is retried.")))
+        let timer = setDeadline(clock.now.addingTimeInterval(seconds)) { _, firing in
+            switch firing {
+            case .due:
+                outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
+                                                          advice: "It is retried.")))
+            case .shutdown:
+                outcome.resolve(.failure(Self.shutDownError(orderID: nil)))
+            }
         }
         let work = configuration.taskStarter.start {
             do { outcome.resolve(.success(try await body())) } catch { outcome.resolve(.failure(error)) }
         }
         defer {
             cancelDeadline(timer)
-            dropShutdownAnswer(atShutdown)
             work.cancel()
         }
         return try await outcome.value()
@@ -229,7 +232,9 @@ extension PurchaseEngine {
         cancelDeadline(timers[orderID]?.deadlineID)
         nextWorkID += 1
         let token = nextWorkID
-        let id = setDeadline(date) { engine in engine.timerFired(orderID: orderID, token: token) }
+        let id = setDeadline(date) { engine, firing in
+            if firing == .due { engine.timerFired(orderID: orderID, token: token) }
+        }
         timers[orderID] = RetryTimer(deadline: date, token: token, event: event, deadlineID: id)
     }
 

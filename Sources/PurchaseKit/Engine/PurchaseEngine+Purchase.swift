@@ -219,7 +219,9 @@ extension PurchaseEngine {
     private func startStoreTimeout(orderID: String) {
         guard let timeout = configuration.limits.storeTimeout else { return }
         guard calls.isWaiting(orderID) else { return }
-        let deadlineID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine in
+        let deadlineID = setDeadline(clock.now.addingTimeInterval(timeout)) { engine, firing in
+            // At shutdown the waiting call is answered with the other waiting calls.
+            guard firing == .due else { return }
             engine.spawn { engine in await engine.storeTimedOut(orderID: orderID) }
         }
         calls.setDeadline(deadlineID, for: orderID)

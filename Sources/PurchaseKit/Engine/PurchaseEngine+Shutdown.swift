@@ -21,14 +21,8 @@ extension PurchaseEngine {
     public func shutdown() {
         guard !isShutDown else { return }
         isShutDown = true
-        sleeper?.task.cancel()
-        sleeper = nil
-        deadlines = DeadlineSchedule()
+        fireDeadlinesAtShutdown()
         timers.removeAll()
-        // Oldest first, so that the callers resume in the same order on every run.
-        let answers = shutdownAnswers.sorted { $0.key < $1.key }.map(\.value)
-        shutdownAnswers.removeAll()
-        for answer in answers { answer() }
         dropQueuedLaneJobs()
         for orderID in calls.orderIDs.sorted() {
             resolveWaiter(orderID: orderID, with: .failure(Self.shutDownError(orderID: orderID)))

@@ -50,9 +50,6 @@ public actor PurchaseEngine {
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0
-    /// What answers each call waiting on the store or the verifier when the
-    /// engine shuts down (see `PurchaseEngine+Deadlines.swift`).
-    var shutdownAnswers: [UInt64: @Sendable () -> Void] = [:]
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
     /// What the store reports to; it forwards to this engine.
@@ -193,23 +190,19 @@ public actor PurchaseEngine {
         // After shutdown nothing attaches, and nothing would end the wait.
         guard !isShutDown else { return }
         let attached = OneShot<Void>()
-        let atShutdown = answerAtShutdown { attached.resolve(.success(())) }
         spawn { engine in
             engine.queueObserver.connect(engine)
             await engine.queue.attach(engine.queueObserver)
             attached.resolve(.success(()))
         }
-        var deadline: UInt64?
-        if let seconds {
-            deadline = setDeadline(clock.now.addingTimeInterval(seconds)) { engine in
-                if attached.resolve(.success(())) {
-                    engine.log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting")
-                }
+        // Without a time limit the timer has no deadline: shutdown still ends the wait.
+        let deadline = setDeadline(seconds.map { clock.now.addingTimeInterval($0) }) { engine, firing in
+            if attached.resolve(.success(())), firing == .due {
+                engine.log(.warning, "The store did not replay its transactions in time; the engine goes on without waiting")
             }
         }
         try? await attached.value()
         cancelDeadline(deadline)
-        dropShutdownAnswer(atShutdown)
     }
 
     // MARK: Events

@@ -178,6 +178,24 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         XCTAssertEqual(world.clock.pendingSleepers, 0, "no timer outlives the engine")
     }
 
+    func testShutdownEndsALaunchWaitingWithoutATimeLimit() async throws {
+        let world = World()
+        let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.attach)) // never answers
+        var configuration = world.configuration(queue: stalled)
+        configuration.limits.launchTimeout = nil // the launch waits for the replay as long as it takes
+        let engine = try PurchaseEngine(configuration: configuration)
+        let start = Task { try await engine.start() }
+        await stalled.waitForCalls(.attach)
+        XCTAssertEqual(world.clock.pendingSleepers, 0, "a wait without a time limit sets no timer on the clock")
+        await engine.shutdown()
+        do {
+            _ = try await start.value
+            XCTFail("a launch the engine was shut down during must throw")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .engineShutDown)
+        }
+    }
+
     func testShutdownEndsARestoreWaitingOnTheStore() async throws {
         let world = World()
         let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.restoreCompletedTransactions))

@@ -3,6 +3,10 @@ import Foundation
 /// Every timer of one engine, as plain values: store and verification
 /// timeouts, delivery retries, payment expiries, the launch wait.
 ///
+/// A timer may have no deadline: it then only waits for ``takeAll()``, which
+/// the engine calls at shutdown (a launch wait without a time limit still
+/// ends when the engine shuts down).
+///
 /// A timer is an entry (a deadline and a job), not a task: the engine keeps
 /// one sleeping task for the whole schedule, woken at the earliest deadline
 /// (see `PurchaseEngine+Deadlines.swift`). Starting and cancelling a timer
@@ -23,19 +27,20 @@ struct DeadlineSchedule<Job> {
     /// reach the top, where they are dropped (their job is gone from `jobs`),
     /// or until they are half the heap, when it is rebuilt from the live ones.
     private var heap: [Key] = []
-    private var jobs: [UInt64: (key: Key, job: Job)] = [:]
+    private var jobs: [UInt64: (deadline: Date?, job: Job)] = [:]
     private var lastID: UInt64 = 0
 
     /// The number of timers set and not yet fired or cancelled.
     var count: Int { jobs.count }
 
-    /// Sets a timer; the id cancels it.
-    mutating func add(_ deadline: Date, _ job: Job) -> UInt64 {
+    /// Sets a timer; the id cancels it. Without a deadline, the job waits for ``takeAll()``.
+    mutating func add(_ deadline: Date?, _ job: Job) -> UInt64 {
         lastID += 1
-        let key = Key(deadline: deadline, id: lastID)
-        jobs[lastID] = (key, job)
-        heap.append(key)
-        siftUp(heap.count - 1)
+        jobs[lastID] = (deadline, job)
+        if let deadline {
+            heap.append(Key(deadline: deadline, id: lastID))
+            siftUp(heap.count - 1)
+        }
         return lastID
     }
 
@@ -43,7 +48,7 @@ struct DeadlineSchedule<Job> {
     mutating func cancel(_ id: UInt64) {
         guard jobs.removeValue(forKey: id) != nil else { return }
         if heap.count > 64, heap.count > 2 * jobs.count {
-            heap = jobs.values.map(\.key)
+            heap = jobs.compactMap { id, entry in entry.deadline.map { Key(deadline: $0, id: id) } }
             for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         }
         dropCancelledTop()
@@ -61,6 +66,14 @@ struct DeadlineSchedule<Job> {
         }
         dropCancelledTop()
         return due
+    }
+
+    /// Removes and returns every job still set, deadline or not, in the order
+    /// they were added: at shutdown, each gets its last word.
+    mutating func takeAll() -> [Job] {
+        let all = jobs.sorted { $0.key < $1.key }.map(\.value.job)
+        self = DeadlineSchedule()
+        return all
     }
 
     /// Keeps the invariant that the top of the heap is a live timer, so
