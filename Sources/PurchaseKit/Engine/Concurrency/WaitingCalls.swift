@@ -53,7 +53,12 @@ struct WaitingCalls {
 
     /// Records the call's store-timeout deadline.
     mutating func setDeadline(_ deadlineID: UInt64, for orderID: String) {
-        calls[orderID]?.deadlineID = deadlineID
+        // Read and written back whole: an optional-chained write goes through
+        // the dictionary's modify accessor, whose frame for a value this
+        // large is allocated on the heap.
+        guard var call = calls[orderID] else { return }
+        call.deadlineID = deadlineID
+        calls[orderID] = call
     }
 
     /// Answers the call, if it has no answer yet.
