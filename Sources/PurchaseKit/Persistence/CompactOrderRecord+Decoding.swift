@@ -10,8 +10,11 @@ extension CompactOrderRecord {
         var description: String { field.map { "field '\($0)' \(problem)" } ?? problem }
     }
 
-    /// Reads one record from the bytes of one line, without its line feed.
-    static func decode(_ line: UnsafeRawBufferPointer) throws(Damage) -> Order {
+    /// Reads one record from the bytes of one line, without its line feed,
+    /// of a segment of ledger version `version` (nil: unknown, its header is
+    /// damaged). A version 1 line has the first ``version1FieldCount`` fields;
+    /// a later one all of them, so that a torn line is never read as an older one.
+    static func decode(_ line: UnsafeRawBufferPointer, version: Int? = FileOrderLedger.header.version) throws(Damage) -> Order {
         var fields: [Range<Int>] = []
         fields.reserveCapacity(fieldNames.count)
         var start = 0
@@ -20,8 +23,9 @@ extension CompactOrderRecord {
             start = index + 1
         }
         fields.append(start..<line.count)
-        guard fields.count == fieldNames.count else {
-            throw Damage(field: nil, problem: "it has \(fields.count) fields instead of \(fieldNames.count)")
+        let expected = version == 1 ? version1FieldCount : fieldNames.count
+        guard fields.count == expected || (version == nil && fields.count == version1FieldCount) else {
+            throw Damage(field: nil, problem: "it has \(fields.count) fields instead of \(expected)")
         }
         let r = FieldReader(line: line, fields: fields)
         var order = Order(id: try r.required(r.string(0), 0), productID: try r.required(r.string(2), 2),
@@ -38,8 +42,12 @@ extension CompactOrderRecord {
         order.lastErrorCode = try r.string(13).map(PurchaseKitError.Code.init(rawValue:))
         order.storeFailureReason = try r.value(14, StoreFailureReason.self)
         order.finishedAt = try r.date(15)
+        if fields.count > version1FieldCount {
+            order.productType = try r.value(26, ProductType.self)
+            order.subscriptionGroupID = try r.string(27)
+        }
         guard let transactionID = try r.string(16) else {
-            guard fields[17...].allSatisfy(\.isEmpty) else {
+            guard fields[17..<version1FieldCount].allSatisfy(\.isEmpty) else {
                 throw Damage(field: fieldNames[16], problem: "is missing while other transaction fields are set")
             }
             return order

@@ -8,17 +8,23 @@ import Foundation
 /// good: everything entitlements, balances, subscription status, renewal
 /// attribution, duplicate detection and token resolution read — ids, user,
 /// product, quantity, status, source, token, every date, the attempt count,
-/// the error code, the store's failure reason, and the transaction's ids,
-/// dates, revocation, quantity, token and environment.
+/// the error code, the store's failure reason, the transaction's ids,
+/// dates, revocation, quantity, token and environment, and the product's type
+/// and subscription group as the order recorded them (without them a product
+/// no longer described by the store is guessed from the transaction: a
+/// consumable bought once would count as a lifetime purchase).
 ///
-/// One record is one line of 26 tab-separated fields, in this order:
+/// One record is one line of 28 tab-separated fields, in this order:
 ///
 /// ```
 /// id  user  product  quantity  status  source  token  created  updated  paymentBegan
 /// paymentFinished  attempts  nextAttempt  errorCode  failureReason  finished
 /// tx.id  tx.original  tx.product  tx.purchased  tx.expires  tx.revoked  tx.reason
-/// tx.quantity  tx.token  tx.environment
+/// tx.quantity  tx.token  tx.environment  productType  group
 /// ```
+///
+/// Segments of version 1 hold lines of the first 26 fields only; they are read
+/// with no type or group, as those orders were compacted.
 ///
 /// A string is written `=` followed by its UTF-8 bytes with `%`, tab, line
 /// feed and carriage return escaped as `%25`, `%09`, `%0A`, `%0D`; an empty
@@ -35,8 +41,11 @@ enum CompactOrderRecord {
         "id", "user", "product", "quantity", "status", "source", "token", "created", "updated", "paymentBegan",
         "paymentFinished", "attempts", "nextAttempt", "errorCode", "failureReason", "finished",
         "tx.id", "tx.original", "tx.product", "tx.purchased", "tx.expires", "tx.revoked", "tx.reason",
-        "tx.quantity", "tx.token", "tx.environment",
+        "tx.quantity", "tx.token", "tx.environment", "productType", "group",
     ]
+
+    /// The fields of a line written in a version 1 segment: all but the product type and group.
+    static let version1FieldCount = 26
 
     /// The order as the ledger keeps it: receipt empty, no metadata, no hint.
     static func compact(_ order: Order) -> Order {
@@ -92,6 +101,8 @@ enum CompactOrderRecord {
             if let token = transaction.orderToken { appendString(token, to: &out) } else { out.append(0x2D) }  // "-"
         }
         string(transaction?.environment.rawValue)
+        string(order.productType?.rawValue)
+        string(order.subscriptionGroupID)
         out.append(lineFeed)
         return out
     }

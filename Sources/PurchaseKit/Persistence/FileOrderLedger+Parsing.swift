@@ -31,6 +31,8 @@ extension FileOrderLedger {
         var records: [Order] = []
         var damaged: [DamagedLine] = []
         var headerIsValid = false
+        // Unknown until a header says it: a segment without one may be of either version.
+        var version: Int?
         var start = 0
         var number = 0
         while start < bytes.count {
@@ -41,17 +43,19 @@ extension FileOrderLedger {
             if number == 1 {
                 if line.elementsEqual(headerLine.dropLast()) {
                     headerIsValid = true
+                    version = Self.header.version
                     continue
                 }
                 if let header = try? JSONDecoder().decode(Header.self, from: Data(line)), header.format == Self.header.format {
                     guard header.version <= Self.header.version else { return .newerVersion(header.version) }
                     headerIsValid = true
+                    version = header.version
                     continue
                 }
             }
             if line.isEmpty { continue }  // A blank line.
             do throws(CompactOrderRecord.Damage) {
-                records.append(try CompactOrderRecord.decode(line))
+                records.append(try CompactOrderRecord.decode(line, version: version))
             } catch {
                 damaged.append(DamagedLine(number: number, bytes: Data(line), error: PurchaseKitError(
                     .persistenceCorrupt, "Line \(number) of the ledger segment '\(label)' is not a record: \(error.description).",

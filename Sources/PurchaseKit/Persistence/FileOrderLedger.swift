@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The ledger is a folder of segments, `ledger/segment-000001.tsv`,
 /// `segment-000002.tsv`, ...: each a header line
-/// `{"format":"purchasekit.order-ledger","version":1}` followed by one
+/// `{"format":"purchasekit.order-ledger","version":2}` followed by one
 /// ``CompactOrderRecord`` per line. An order has at most one record. A segment
 /// is only ever replaced whole (a temporary file, flushed and renamed over it),
 /// never appended to in place, so a crash leaves it at its old or its new
@@ -28,7 +28,9 @@ struct FileOrderLedger {
         var isWritable = true
     }
 
-    static let header = Header(format: "purchasekit.order-ledger", version: 1)
+    /// Version 2 added the product type and group to each record; version 1
+    /// segments are read, and written as version 2 when they next change.
+    static let header = Header(format: "purchasekit.order-ledger", version: 2)
     static let segmentPrefix = "segment-"
     static let segmentSuffix = ".tsv"
     /// New records go to the last segment until it would grow past this many bytes.
@@ -70,7 +72,7 @@ struct FileOrderLedger {
     }
 
     /// The header line every segment starts with.
-    static let headerLine = Data(Array(#"{"format":"purchasekit.order-ledger","version":1}"#.utf8) + [0x0A])
+    static let headerLine = Data(Array(#"{"format":"purchasekit.order-ledger","version":2}"#.utf8) + [0x0A])
 
     // MARK: Changes
 

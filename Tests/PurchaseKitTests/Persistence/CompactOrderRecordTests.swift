@@ -5,8 +5,8 @@ import XCTest
 /// The ledger's line format: every kept field round-trips exactly, whatever
 /// the strings hold, and a damaged line is refused naming the field, never its value.
 final class CompactOrderRecordTests: XCTestCase {
-    private func decode(_ line: [UInt8]) throws -> Order {
-        try line.dropLast().withUnsafeBytes { bytes in try CompactOrderRecord.decode(bytes) }
+    private func decode(_ line: [UInt8], version: Int? = FileOrderLedger.header.version) throws -> Order {
+        try line.dropLast().withUnsafeBytes { bytes in try CompactOrderRecord.decode(bytes, version: version) }
     }
 
     private func decodeError(_ text: String) -> CompactOrderRecord.Damage? {
@@ -46,6 +46,8 @@ final class CompactOrderRecordTests: XCTestCase {
             order.lastErrorCode = Bool.random(using: &random) ? PurchaseKitError.Code(rawValue: pick()) : nil
             order.storeFailureReason = Bool.random(using: &random) ? StoreFailureReason.allCases.randomElement(using: &random) : nil
             order.finishedAt = maybeDate()
+            order.productType = Bool.random(using: &random) ? ProductType.allCases.randomElement(using: &random) : nil
+            order.subscriptionGroupID = Bool.random(using: &random) ? pick() : nil
             if Bool.random(using: &random) {
                 let tokenChoice = Int.random(in: 0...2, using: &random)
                 order.transaction = StoreTransaction(
@@ -72,8 +74,28 @@ final class CompactOrderRecordTests: XCTestCase {
     func testAnOrderWithoutATransactionHasEmptyTransactionFields() throws {
         let order = Order(id: "o-1", productID: "p", userID: "u", createdAt: Date(timeIntervalSinceReferenceDate: 1.5))
         let line = String(decoding: CompactOrderRecord.line(for: order), as: UTF8.self)
-        XCTAssertEqual(line, "=o-1\t=u\t=p\t1\t=created\t=purchase\t\t1.5\t1.5\t\t\t0\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n")
+        XCTAssertEqual(line, "=o-1\t=u\t=p\t1\t=created\t=purchase\t\t1.5\t1.5\t\t\t0\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n")
         XCTAssertEqual(try decode(Array(line.utf8)), order)
+    }
+
+    func testTheProductTypeAndGroupRoundTripAndAVersion1LineReadsWithoutThem() throws {
+        var order = Order(id: "o-1", productID: "p", userID: "u", productType: .autoRenewable, subscriptionGroupID: "g",
+                          createdAt: Date(timeIntervalSinceReferenceDate: 1.5))
+        order.transaction = StoreTransaction(id: "t-1", productID: "p", purchaseDate: Date(timeIntervalSinceReferenceDate: 3))
+        let line = CompactOrderRecord.line(for: order)
+        XCTAssertEqual(try decode(line), CompactOrderRecord.compact(order))
+        let text = String(decoding: line.dropLast(), as: UTF8.self)
+        let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
+        XCTAssertEqual(fields.suffix(2), ["=autoRenewable", "=g"])
+        // A line of a version 1 segment: its first 26 fields. In a version 2 segment it is a torn line.
+        let version1 = Array((fields.prefix(26).joined(separator: "\t") + "\n").utf8)
+        var expected = CompactOrderRecord.compact(order)
+        expected.productType = nil
+        expected.subscriptionGroupID = nil
+        XCTAssertEqual(try decode(version1, version: 1), expected)
+        XCTAssertEqual(try decode(version1, version: nil), expected, "a segment whose header is damaged")
+        XCTAssertThrowsError(try decode(version1))
+        XCTAssertThrowsError(try decode(line, version: 1))
     }
 
     func testDamagedLinesAreRefusedNamingTheFieldButNeverTheValue() throws {
@@ -84,15 +106,17 @@ final class CompactOrderRecordTests: XCTestCase {
             return order
         }()).dropLast(), as: UTF8.self)
         var fields = good.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-        XCTAssertEqual(fields.count, 26)
+        XCTAssertEqual(fields.count, 28)
         func with(_ index: Int, _ value: String) -> String {
             var copy = fields
             copy[index] = value
             return copy.joined(separator: "\t")
         }
         let cases: [(String, String)] = [
-            (fields.dropLast().joined(separator: "\t"), "it has 25 fields instead of 26"),
-            (good + "\t", "it has 27 fields instead of 26"),
+            (fields.dropLast().joined(separator: "\t"), "it has 27 fields instead of 28"),
+            (good + "\t", "it has 29 fields instead of 28"),
+            (fields.prefix(25).joined(separator: "\t"), "it has 25 fields instead of 28"),
+            (with(26, "=gadget"), "field 'productType' has an unknown value"),
             (with(0, ""), "field 'id' is missing"),
             (with(0, "o-1"), "field 'id' is not a string"),
             (with(4, "=shipped"), "field 'status' has an unknown value"),
