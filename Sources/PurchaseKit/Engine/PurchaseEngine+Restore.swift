@@ -13,9 +13,16 @@ extension PurchaseEngine {
     /// the store reports that by throwing ``PurchaseKitError/Code/userCancelled``.
     ///
     /// - Throws: ``PurchaseKitError/Code/restoreFailed`` with the store's error;
+    ///   ``PurchaseKitError/Code/invalidConfiguration`` for an empty user id;
     ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     public func restorePurchases(user userID: String) async throws -> RestoreResult {
         try ensureRunning()
+        // A restore for nobody would make orders of nobody, owed deliveries no
+        // retry makes, that the real owner's restore then finds taken.
+        guard !userID.isEmpty else {
+            throw PurchaseKitError(.invalidConfiguration, "A restore needs a user id; got an empty one.",
+                                   advice: "Pass the id of the logged-in user, or a stable anonymous id.", keyPath: "user")
+        }
         let transactions: [StoreTransaction]
         do {
             transactions = try await withStore { try await $0.restoreCompletedTransactions() }

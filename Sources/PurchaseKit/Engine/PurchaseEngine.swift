@@ -104,7 +104,7 @@ public actor PurchaseEngine {
     @_spi(Testing) public var diagnostics: Diagnostics { counters }
 
     /// The user new, unattributed purchases (another device, store-initiated)
-    /// are credited to. Set it at login; nil when nobody is logged in.
+    /// are credited to. Set it at login; nil (or an empty id) when nobody is logged in.
     public func setCurrentUser(_ userID: String?) {
         currentUserID = userID
     }

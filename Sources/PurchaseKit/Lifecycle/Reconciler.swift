@@ -80,7 +80,7 @@ public struct Reconciler: Sendable {
     ///     when the store answers a new payment with a transaction the account
     ///     already owns.
     ///   - currentUserID: Who gets a transaction nothing else claims (the
-    ///     logged-in user, or the user restoring).
+    ///     logged-in user, or the user restoring); nil or empty: nobody.
     ///   - storeInitiated: The store started the purchase (a promoted in-app
     ///     purchase), so it is no order's payment with a lost token.
     ///   - ordersMayBeMissing: The order store could not answer every lookup
@@ -147,7 +147,9 @@ public struct Reconciler: Sendable {
         if kind != .restored, transaction.orderToken != nil || transaction.originalID != transaction.id {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
-        if let currentUserID {
+        // An empty id names nobody: an order of nobody that is not flagged
+        // would rest owed a delivery no retry makes, unseen by the app.
+        if let currentUserID, !currentUserID.isEmpty {
             let source: OrderSource = kind == .restored ? .restore : storeInitiated ? .storeInitiated : .otherDevice
             return .newOrder(userID: currentUserID, source: source)
         }
