@@ -66,6 +66,9 @@ extension PurchaseEngine {
         }
         let spend = ConsumableSpend(id: spendID, userID: userID, balanceKey: balanceKey, amount: amount,
                                     date: clock.now, balanceAfter: balance - amount)
+        // Checked again after the reads: a shutdown meanwhile hands the balance
+        // to the next engine, whose spends this engine's lock does not hold back.
+        try ensureRunning()
         let recorded: ConsumableSpend
         do {
             recorded = try await store.recordSpend(spend)
