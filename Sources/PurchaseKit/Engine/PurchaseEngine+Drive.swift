@@ -51,7 +51,8 @@ extension PurchaseEngine {
                     if deferDelivery {
                         if startsDeferredDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
                     } else {
-                        events.append(.verified(await verify(step.order)))
+                        await learnProductType(of: orderID)
+                        events.append(.verified(await verify(orders[orderID] ?? step.order)))
                     }
                 case .finish(let transactionID):
                     if await finishTransaction(transactionID, orderID: orderID) { events.append(.finished) }
@@ -130,6 +131,24 @@ extension PurchaseEngine {
         guard isShutDown else { return false }
         log(.info, "A change after shutdown was not saved; the next engine takes the order on", ["orderID": orderID])
         return true
+    }
+
+    /// Records the product's type and group on an order made without them (a
+    /// transaction adopted before the engine loaded its product), asking the
+    /// store within its timeout, before the delivery saves the order: balances
+    /// and entitlements are answered from the order alone later, offline, and
+    /// a consumable bought once must not be taken for a lifetime purchase.
+    /// The store not answering changes nothing; the next attempt asks again.
+    private func learnProductType(of orderID: String) async {
+        guard let order = orders[orderID], order.productType == nil else { return }
+        if products[order.productID] == nil,
+           let response = try? await withStore({ try await $0.products(for: [order.productID]) }) {
+            for product in response.products where product.id == order.productID { products[product.id] = product }
+        }
+        guard let product = products[order.productID], var current = orders[orderID], current.productType == nil else { return }
+        current.productType = product.type
+        current.subscriptionGroupID = current.subscriptionGroupID ?? product.subscription?.groupID
+        orders[orderID] = current
     }
 
     /// Asks the verifier, within the configured time. Anything thrown is "try later".
