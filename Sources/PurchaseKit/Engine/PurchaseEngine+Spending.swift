@@ -26,7 +26,8 @@ extension PurchaseEngine {
     ///   holds fewer than `amount` units (nothing is spent);
     ///   ``PurchaseKitError/Code/spendIDConflict`` when `spendID` was spent
     ///   already on another product or amount; ``PurchaseKitError/Code/invalidQuantity``
-    ///   for an amount below 1 or an empty spend id; ``PurchaseKitError/Code/persistenceReadFailed``
+    ///   for an amount below 1 or an empty spend id; ``PurchaseKitError/Code/invalidConfiguration``
+    ///   for an empty user id; ``PurchaseKitError/Code/persistenceReadFailed``
     ///   or ``PurchaseKitError/Code/persistenceWriteFailed`` when the store fails
     ///   (retry with the same spend id); ``PurchaseKitError/Code/spendsNotSupported``
     ///   for a custom order store that does not record spends.
@@ -35,6 +36,11 @@ extension PurchaseEngine {
         guard amount >= 1, !spendID.isEmpty else {
             throw PurchaseKitError(.invalidQuantity, "A spend needs an amount of at least 1 and a spend id; got \(amount) and \(spendID.isEmpty ? "no id" : "an id").",
                                    advice: "Pass a positive amount and a unique spend id.")
+        }
+        // An empty id names nobody: answering "insufficient balance" would hide the caller's mistake.
+        guard !userID.isEmpty else {
+            throw PurchaseKitError(.invalidConfiguration, "A spend needs a user id; got an empty one.",
+                                   advice: "Pass the id of the user whose balance pays.", keyPath: "user")
         }
         let lockKey = "\u{0}spend\u{0}" + userID
         await lockOrder(lockKey)

@@ -65,12 +65,14 @@ final class ConsumableSpendTests: XCTestCase {
         await assertThrows(.insufficientBalance) { try await engine.spend(2, of: Catalog.coins, user: "bob", spendID: "potion") }
     }
 
-    func testAnAmountBelowOneOrAnEmptySpendIDIsRefused() async throws {
+    func testAnAmountBelowOneAnEmptySpendIDOrAnEmptyUserIsRefused() async throws {
         let world = World()
         let engine = try await engineWithCoins(world, units: 5)
         await assertThrows(.invalidQuantity) { try await engine.spend(0, of: Catalog.coins, user: "alice", spendID: "zero") }
         await assertThrows(.invalidQuantity) { try await engine.spend(-1, of: Catalog.coins, user: "alice", spendID: "negative") }
         await assertThrows(.invalidQuantity) { try await engine.spend(1, of: Catalog.coins, user: "alice", spendID: "") }
+        // No user is a mistake of the caller, not an empty balance.
+        await assertThrows(.invalidConfiguration) { try await engine.spend(1, of: Catalog.coins, user: "", spendID: "nobody") }
         let balance = try await engine.consumableBalance(user: "alice")
         XCTAssertEqual(balance[Catalog.coins], 5)
     }
