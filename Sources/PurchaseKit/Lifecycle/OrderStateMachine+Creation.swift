@@ -23,10 +23,18 @@ extension OrderStateMachine {
     /// renewal of an unknown purchase): `purchased` and owed a delivery, or,
     /// with an `attention` note, `needsAttention` for the app to look at.
     /// `product` is the store's description, when the engine has it.
+    ///
+    /// A `restore` order keeps the token its transaction carries: the
+    /// reconciler makes one only when no order holds that token, and the
+    /// subscription's later renewals, which carry it too, find their user by
+    /// it. Without it, a subscription restored on a new device at one of its
+    /// renewals (no order there holds its first transaction) would have every
+    /// later renewal flagged for assignment although its user is known.
     public static func adoptedOrder(for transaction: StoreTransaction, userID: String, source: OrderSource,
                                     attention: String?, product: StoreProduct?, now: Date) -> Order {
         var order = Order(id: adoptedOrderID(for: transaction, source: source), productID: transaction.productID,
-                          userID: userID, token: nil, quantity: transaction.quantity, productType: product?.type,
+                          userID: userID, token: source == .restore ? transaction.orderToken : nil,
+                          quantity: transaction.quantity, productType: product?.type,
                           subscriptionGroupID: product?.subscription?.groupID, source: source,
                           status: attention == nil ? .purchased : .needsAttention, createdAt: now)
         order.transaction = transaction

@@ -13,7 +13,8 @@ import Foundation
 /// 2. The order token names an order that has no transaction yet: that order.
 ///    If that order already holds another transaction of the same purchase
 ///    (same original id), this one is a renewal of it. A token found on two
-///    orders is never guessed.
+///    orders is never guessed. A restore order holds the token of the
+///    transaction it restored; once the server rejected it, it names nobody.
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
@@ -106,6 +107,12 @@ public struct Reconciler: Sendable {
             }
             // The token's order is paid already: a renewal keeps the token of its
             // first purchase. Credit its user, never anyone else.
+            // A restore order only borrowed the token of a purchase made
+            // elsewhere: once the server refused it (another user holds the
+            // purchase), it proves no ownership, as in rule 4.
+            if tokenOrder.source == .restore, tokenOrder.status == .rejected {
+                return .ambiguous(candidateOrderIDs: [], userID: nil)
+            }
             let source: OrderSource = tokenOrder.transaction?.originalID == transaction.originalID ? .renewal : .unknown
             return .newOrder(userID: tokenOrder.userID, source: source)
         }

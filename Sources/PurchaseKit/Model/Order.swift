@@ -40,7 +40,9 @@ public struct Order: Sendable, Hashable, Identifiable {
     /// `applicationUsername`) so the store's transaction can be matched back to
     /// this order. Kept apart from the id so that logs can name orders without
     /// leaking tokens; a UUID, as StoreKit 2 requires. Nil for orders made from
-    /// transactions (restores, renewals).
+    /// transactions (renewals, purchases made elsewhere), except a restore
+    /// that no order claimed: it keeps its transaction's token, so that the
+    /// restored subscription's renewals find their user by it.
     public package(set) var token: String? {
         get { box.fields.token }
         set { makeUnique(); box.fields.token = newValue }
