@@ -130,6 +130,7 @@ extension SimulatedPaymentQueue {
                 offer: SubscriptionOffer? = nil, originalID: String? = nil) -> StoreTransaction? {
         var expiration: Date?
         var paid: Decimal?
+        var offered = true
         if product.type == .autoRenewable, let info = product.subscription {
             if let offer {
                 expiration = subscriptionTime(after: now, period: offer.period, count: offer.periodCount)
@@ -139,6 +140,7 @@ extension SimulatedPaymentQueue {
                 paid = Self.offerCost(offer.paymentMode, displayPrice: offer.displayPrice, periods: offer.periodCount)
             } else {
                 expiration = subscriptionTime(after: now, period: info.period)
+                offered = false
             }
             guard expiration != nil else { return nil }
         }
@@ -147,10 +149,13 @@ extension SimulatedPaymentQueue {
         if let paid, let index = recordIndex[transaction.id] { records[index].pricePaid = paid }
         if product.type == .autoRenewable, let expiration {
             if let groupID = product.subscription?.groupID { endOthers(inGroup: groupID, except: product.id) }
-            subscriptions[product.id] = SubscriptionRecord(
+            var subscription = SubscriptionRecord(
                 productID: product.id, originalID: transaction.originalID, userID: userID, orderToken: orderToken,
                 latestTransactionID: transaction.id, expirationDate: expiration, willAutoRenew: true,
                 state: .subscribed, stateEndsAt: nil)
+            // After an offer's periods, the regular ones start where the offer ended.
+            (subscription.cycleStart, subscription.cyclePeriods) = offered ? (expiration, 0) : (now, 1)
+            subscriptions[product.id] = subscription
         }
         return transaction
     }

@@ -39,8 +39,7 @@ extension SimulatedPaymentQueue {
                     }
                     // Bounded: the rest waits for the next call, which continues from here.
                     guard renewals.count < Self.maximumRenewalsPerCall else { break advancing }
-                    guard let expiration = subscriptionTime(after: subscription.expirationDate,
-                                                            anchor: anchor(of: subscription), period: period) else {
+                    guard let expiration = nextExpiration(of: subscription, period: period) else {
                         // The next period cannot be computed (its dates are out of range):
                         // the subscription ends instead of renewing in place for ever.
                         subscription.willAutoRenew = false
@@ -116,9 +115,11 @@ extension SimulatedPaymentQueue {
         let expiration: Date?
         switch subscription.state {
         case .inGracePeriod:
-            expiration = subscriptionTime(after: subscription.expirationDate, anchor: anchor(of: subscription), period: period)
+            expiration = nextExpiration(of: subscription, period: period)
         case .inBillingRetryPeriod:
-            expiration = subscriptionTime(after: now, anchor: anchor(of: subscription), period: period)
+            subscription.cycleStart = now
+            subscription.cyclePeriods = 0
+            expiration = nextExpiration(of: subscription, period: period)
         case .subscribed, .expired, .revoked:
             return
         }
@@ -160,6 +161,21 @@ extension SimulatedPaymentQueue {
         return end > start ? end : nil
     }
 
+    /// When the period after the subscription's current one ends: a whole
+    /// number of periods after the start of its cycle, so that the billing day
+    /// survives shorter months; nil as for ``subscriptionTime(after:anchor:period:count:)``,
+    /// or when the answer is not later than the current period's end.
+    func nextExpiration(of subscription: SubscriptionRecord, period: SubscriptionPeriod) -> Date? {
+        let anchor = anchor(of: subscription)
+        guard let start = subscription.cycleStart, let paid = subscription.cyclePeriods, paid >= 0 else {
+            return subscriptionTime(after: subscription.expirationDate, anchor: anchor, period: period)
+        }
+        let (count, overflow) = paid.addingReportingOverflow(1)
+        guard !overflow, let end = subscriptionTime(after: start, anchor: anchor, period: period, count: count),
+              end > subscription.expirationDate else { return nil }
+        return end
+    }
+
     /// When the subscription's first transaction was bought: the origin of its simulated calendar.
     func anchor(of subscription: SubscriptionRecord) -> Date? {
         transaction(id: subscription.originalID)?.purchaseDate
@@ -197,6 +213,8 @@ extension SimulatedPaymentQueue {
                              purchaseDate: purchaseDate, expirationDate: expiration)
         subscription.latestTransactionID = renewal.id
         subscription.expirationDate = expiration
+        // `nextExpiration` computed `expiration` from one period more, without overflow.
+        if let paid = subscription.cyclePeriods { subscription.cyclePeriods = paid + 1 }
         subscription.state = .subscribed
         subscription.stateEndsAt = nil
         return renewal

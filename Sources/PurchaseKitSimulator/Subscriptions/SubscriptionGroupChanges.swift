@@ -131,10 +131,12 @@ extension SimulatedPaymentQueue {
         let transaction = record(productID: change.productID, originalID: subscription.originalID, quantity: change.quantity,
                                  orderToken: change.orderToken, userID: change.userID,
                                  purchaseDate: subscription.expirationDate, expirationDate: expiration)
-        let next = SubscriptionRecord(
+        var next = SubscriptionRecord(
             productID: change.productID, originalID: subscription.originalID, userID: change.userID,
             orderToken: change.orderToken, latestTransactionID: transaction.id, expirationDate: expiration,
             willAutoRenew: true, state: .subscribed, stateEndsAt: nil)
+        // The new product's cycle starts where the old one stopped, or where the offer ends.
+        (next.cycleStart, next.cyclePeriods) = change.offerPeriod == nil ? (subscription.expirationDate, 1) : (expiration, 0)
         return (next, update(.purchased, for: transaction))
     }
 

@@ -56,6 +56,13 @@ struct SubscriptionRecord: Sendable, Codable {
     var scheduledChange: ScheduledChange?
     /// An upgrade or an immediate crossgrade ended it (absent in old files).
     var wasUpgraded: Bool?
+    /// When the current run of regular periods began, and how many of them
+    /// were paid since (both absent in old files: each period then counts from
+    /// the end of the one before). Renewals fall a whole number of periods
+    /// after it, so that a subscription begun on the 31st renews on the last
+    /// day of shorter months and on the 31st again after them.
+    var cycleStart: Date?
+    var cyclePeriods: Int?
 
     var status: SubscriptionSnapshot {
         SubscriptionSnapshot(productID: productID, state: state, originalTransactionID: originalID,
