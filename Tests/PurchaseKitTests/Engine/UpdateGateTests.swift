@@ -16,10 +16,10 @@ final class UpdateGateTests: XCTestCase {
 
     func testClaimsNameEveryWayAnUpdateCanReachAnOrder() {
         XCTAssertEqual(UpdateGate.claim(for: paid("10", original: "7", token: "a", answering: "b")),
-                       .keys(["token:a", "token:b", "transaction:10", "transaction:7"]))
+                       .keys([.token("a"), .token("b"), .transaction("10"), .transaction("7")]))
         XCTAssertEqual(UpdateGate.claim(for: paid("10", token: nil)), .exclusive, "a lost token may be matched by guess")
         let failed = TransactionUpdate(kind: .failed(.unknown), productID: "p", orderToken: "a", paymentID: "pay-1", date: date)
-        XCTAssertEqual(UpdateGate.claim(for: failed), .keys(["token:a", "transaction:pay-1"]))
+        XCTAssertEqual(UpdateGate.claim(for: failed), .keys([.token("a"), .transaction("pay-1")]))
         let tokenless = TransactionUpdate(kind: .deferred, productID: "p", orderToken: nil, date: date)
         XCTAssertEqual(UpdateGate.claim(for: tokenless), .exclusive)
         let revoked = TransactionUpdate(kind: .revoked, productID: "p", orderToken: "a",
@@ -29,16 +29,16 @@ final class UpdateGateTests: XCTestCase {
 
     func testDisjointClaimsEnterTogetherAndOverlappingOnesWait() async {
         var gate = UpdateGate()
-        XCTAssertTrue(gate.tryEnter(.keys(["token:a", "transaction:1"])))
-        XCTAssertTrue(gate.tryEnter(.keys(["token:b", "transaction:2"])), "another payment goes side by side")
-        XCTAssertFalse(gate.tryEnter(.keys(["token:c", "transaction:1"])), "the same transaction waits")
+        XCTAssertTrue(gate.tryEnter(.keys([.token("a"), .transaction("1")])))
+        XCTAssertTrue(gate.tryEnter(.keys([.token("b"), .transaction("2")])), "another payment goes side by side")
+        XCTAssertFalse(gate.tryEnter(.keys([.token("c"), .transaction("1")])), "the same transaction waits")
         XCTAssertFalse(gate.tryEnter(.exclusive))
     }
 
     func testWaitersAreServedInTurnAndAnExclusiveClaimIsNotOvertaken() async {
         let gate = Locked(UpdateGate())
         let order = Locked<[String]>([])
-        XCTAssertTrue(gate.withLock { $0.tryEnter(.keys(["token:a"])) })
+        XCTAssertTrue(gate.withLock { $0.tryEnter(.keys([.token("a")])) })
         // An exclusive claim waits for the keyed holder; a later keyed claim on
         // another key must queue behind it, not slip past.
         let exclusive = Task {
@@ -46,14 +46,14 @@ final class UpdateGateTests: XCTestCase {
             order.withLock { $0.append("exclusive") }
         }
         while gate.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
-        XCTAssertFalse(gate.withLock { $0.tryEnter(.keys(["token:b"])) }, "nobody overtakes a waiter")
+        XCTAssertFalse(gate.withLock { $0.tryEnter(.keys([.token("b")])) }, "nobody overtakes a waiter")
         let keyed = Task {
-            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys(["token:b"]), continuation) } }
+            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys([.token("b")]), continuation) } }
             order.withLock { $0.append("keyed") }
         }
         // Both wait before the holder leaves.
         while gate.withLock({ $0.waitingCount }) < 2 { await Task.yield() }
-        let first = gate.withLock { $0.leave(.keys(["token:a"])) }
+        let first = gate.withLock { $0.leave(.keys([.token("a")])) }
         XCTAssertEqual(first.count, 1, "only the exclusive claim is granted")
         first.forEach { $0.resume() }
         await exclusive.value

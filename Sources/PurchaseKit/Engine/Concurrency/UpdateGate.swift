@@ -15,11 +15,18 @@
 struct UpdateGate {
     enum Claim: Equatable {
         case exclusive
-        case keys(Set<String>)
+        case keys(Set<Key>)
+    }
+
+    /// What a keyed claim holds: an order token, or a transaction id. An
+    /// enum, not a prefixed string, so that claiming builds no new strings.
+    enum Key: Hashable {
+        case token(String)
+        case transaction(String)
     }
 
     private var exclusiveHeld = false
-    private var heldKeys: Set<String> = []
+    private var heldKeys: Set<Key> = []
     private var keyedHolders = 0
     private var waiting: [(claim: Claim, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -31,13 +38,13 @@ struct UpdateGate {
         switch update.kind {
         case .purchased, .restored:
             guard let transaction = update.transaction, let own = transaction.orderToken else { return .exclusive }
-            var keys: Set<String> = ["token:" + own, "transaction:" + transaction.id, "transaction:" + transaction.originalID]
-            if let answering = update.orderToken { keys.insert("token:" + answering) }
+            var keys: Set<Key> = [.token(own), .transaction(transaction.id), .transaction(transaction.originalID)]
+            if let answering = update.orderToken { keys.insert(.token(answering)) }
             return .keys(keys)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             guard let token = update.orderToken else { return .exclusive }
-            var keys: Set<String> = ["token:" + token]
-            if let paymentID = update.paymentID { keys.insert("transaction:" + paymentID) }
+            var keys: Set<Key> = [.token(token)]
+            if let paymentID = update.paymentID { keys.insert(.transaction(paymentID)) }
             return .keys(keys)
         case .revoked:
             return .exclusive
