@@ -106,7 +106,10 @@ extension PurchaseEngine {
         var lookupFailed = false
         // Archived orders matter too: a late duplicate of a finished purchase,
         // and the first purchase of a subscription whose renewal this is.
-        for id in Set([transaction.id, transaction.originalID]).sorted() {
+        // The two ids, each once, in a fixed order (no set: this runs for every payment).
+        let (low, high) = transaction.id <= transaction.originalID ? (transaction.id, transaction.originalID)
+                                                                    : (transaction.originalID, transaction.id)
+        for id in low == high ? [low] : [low, high] {
             do {
                 if let archived = try await store.order(transactionID: id), orders[archived.id] == nil,
                    !candidates.contains(where: { $0.id == archived.id }) {

@@ -72,7 +72,9 @@ extension OrderStateMachine {
     /// save that moved no status announces nothing.
     public static func events(from previous: Order, to order: Order) -> [PurchaseEvent] {
         guard order.status != previous.status else { return [] }
-        var events: [PurchaseEvent] = [.orderChanged(order, from: previous.status)]
+        var events: [PurchaseEvent] = []
+        events.reserveCapacity(3)  // One buffer, never grown: this runs for every move of every order.
+        events.append(.orderChanged(order, from: previous.status))
         switch order.status {
         case .needsAttention: events.append(.needsAttention(order))
         case .revoked: events += [.revoked(order), .entitlementsChanged(user: order.userID)]
