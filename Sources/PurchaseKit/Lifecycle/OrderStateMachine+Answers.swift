@@ -19,6 +19,11 @@ extension OrderStateMachine {
             if case .store(.interrupted, _) = event { return .success(.pending(order, .actionRequired)) }
             if case .store(.scheduled, _) = event { return .success(.pending(order, .subscriptionChangeScheduled)) }
             return .success(.pending(order, .awaitingApproval))
+        case .failed where order.isExpiredPayment:
+            // The store never answered: it refused nothing, and the payment
+            // may still complete and be delivered. "Refused, try again" would
+            // have the user pay twice.
+            return .success(.pending(order, .storeTimeout))
         case .failed:
             return .failure(.paymentFailed(order.storeFailureReason ?? .unknown, orderID: order.id))
         case .rejected:
