@@ -194,10 +194,12 @@ extension PurchaseEngine {
     }
 
     /// Calls the store within the store timeout: no store call may hang the
-    /// engine (``PurchaseKitError/Code/timeout`` after the deadline).
-    func withStore<T: Sendable>(_ call: @escaping @Sendable (any PaymentQueue) async throws -> T) async throws -> T {
+    /// engine (``PurchaseKitError/Code/timeout`` after the deadline). With
+    /// `abandonedOnCancel`, a cancelled caller stops waiting at once (`CancellationError`).
+    func withStore<T: Sendable>(abandonedOnCancel: Bool = false,
+                                _ call: @escaping @Sendable (any PaymentQueue) async throws -> T) async throws -> T {
         let queue = self.queue
-        return try await withTimeout(configuration.limits.storeTimeout) { try await call(queue) }
+        return try await withTimeout(configuration.limits.storeTimeout, abandonedOnCancel: abandonedOnCancel) { try await call(queue) }
     }
 
     /// How the store sees a subscription's renewal, within the store timeout;
@@ -206,17 +208,35 @@ extension PurchaseEngine {
         (try? await withStore { await $0.renewalState(forOriginalTransactionID: originalTransactionID) }) ?? nil
     }
 
-    /// Runs `body`, giving up after `seconds` on the engine's clock.
-    func withTimeout<T: Sendable>(_ seconds: TimeInterval?, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard let seconds else { return try await body() }
+    /// Runs `body`, giving up after `seconds` on the engine's clock, or, with
+    /// `abandonedOnCancel`, as soon as the caller's task is cancelled (a
+    /// purchase call before its order exists: nothing waits on the answer).
+    func withTimeout<T: Sendable>(_ seconds: TimeInterval?, abandonedOnCancel: Bool = false,
+                                  _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard abandonedOnCancel else {
+            guard seconds != nil else { return try await body() }
+            return try await withTimeout(seconds, settling: OneShot<T>(), body)
+        }
+        let outcome = OneShot<T>()
+        return try await withTaskCancellationHandler {
+            try await withTimeout(seconds, settling: outcome, body)
+        } onCancel: {
+            outcome.resolve(.failure(CancellationError()))
+        }
+    }
+
+    /// Runs `body` as a task of its own and waits for `outcome`: the body's
+    /// result, the deadline's timeout or whatever else settles it first.
+    private func withTimeout<T: Sendable>(_ seconds: TimeInterval?, settling outcome: OneShot<T>,
+                                          _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         // The body runs as a task of its own and is left behind at the
         // deadline: a task group would wait for a call that ignores
         // cancellation (a store that never answers), so it could not time out.
-        let outcome = OneShot<T>()
-        let timer = setDeadline(clock.now.addingTimeInterval(seconds)) { _, firing in
+        // Without a time limit the timer has no deadline: only shutdown runs it.
+        let timer = setDeadline(seconds.map { clock.now.addingTimeInterval($0) }) { _, firing in
             switch firing {
             case .due:
-                outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds) seconds.",
+                outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds ?? 0) seconds.",
                                                           advice: "It is retried.")))
             case .shutdown:
                 outcome.resolve(.failure(Self.shutDownError(orderID: nil)))

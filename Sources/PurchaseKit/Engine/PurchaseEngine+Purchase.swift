@@ -49,8 +49,9 @@ extension PurchaseEngine {
         try await enterQueue(key)
         var hasSlot = false
         do {
-            await takeSlot()
+            try await takeSlot()
             hasSlot = true
+            try ensureNotCancelled()
             let result = try await runPurchase(key: key, quantity: quantity, metadata: metadata, offer: promotionalOffer,
                                                source: source)
             leaveQueue(key, hadSlot: true)
@@ -68,20 +69,49 @@ extension PurchaseEngine {
                     .purchaseInProgress, "A payment for '\(key.productID)' is already in flight for this user.",
                     advice: "Wait for the first purchase to finish; its result also arrives as an event.")
             }
-            await withCheckedContinuation { taskQueue.waitForKey(key, $0) }
+            try await waitForTurn(.key(key))
         }
         taskQueue.reserve(key)
     }
 
-    private func takeSlot() async {
+    private func takeSlot() async throws {
         while !taskQueue.hasFreeSlot {
-            await withCheckedContinuation { taskQueue.waitForSlot($0) }
+            try await waitForTurn(.slot)
         }
         taskQueue.takeSlot()
     }
 
+    /// Waits in the task queue until woken. A cancelled call stops waiting at
+    /// once: it may queue behind a payment the store holds for hours, and it
+    /// has no order yet, so nothing is left behind. A call woken before its
+    /// cancellation was seen takes its turn, and leaves it through the
+    /// caller's own cancellation check, which wakes the next one.
+    private func waitForTurn(_ turn: TaskQueue.Turn) async throws {
+        try ensureNotCancelled()
+        let id = taskQueue.nextWaiterID()
+        let starter = configuration.taskStarter
+        let woken = await withTaskCancellationHandler {
+            // Names `self`, so that the closure runs on the engine's actor.
+            await withCheckedContinuation { self.taskQueue.wait(for: turn, TaskQueue.Waiter(id: id, continuation: $0)) }
+        } onCancel: { [weak self] in
+            starter.start { [weak self] in await self?.stopWaiting(id) }
+        }
+        if !woken { throw PurchaseKitError.callCancelledBeforeOrder() }
+    }
+
+    private func stopWaiting(_ id: UInt64) {
+        taskQueue.removeWaiter(id)?.resume(returning: false)
+    }
+
+    /// Throws ``PurchaseKitError/Code/cancelled`` when the call's task was
+    /// cancelled; for the steps before its order exists, where leaving
+    /// charges nothing and leaves nothing behind.
+    private func ensureNotCancelled() throws(PurchaseKitError) {
+        if Task.isCancelled { throw PurchaseKitError.callCancelledBeforeOrder() }
+    }
+
     private func leaveQueue(_ key: TaskQueue.Key, hadSlot: Bool) {
-        for waiter in taskQueue.release(key, hadSlot: hadSlot) { waiter.resume() }
+        for waiter in taskQueue.release(key, hadSlot: hadSlot) { waiter.resume(returning: true) }
     }
 
     private func runPurchase(key: TaskQueue.Key, quantity: Int, metadata: [String: String],
@@ -89,9 +119,10 @@ extension PurchaseEngine {
         try ensureRunning()
         let allowed: Bool
         do {
-            allowed = try await withStore { await $0.canMakePayments() }
+            allowed = try await withStore(abandonedOnCancel: true) { await $0.canMakePayments() }
         } catch {
             try ensureRunning()
+            try ensureNotCancelled()
             throw PurchaseKitError(.timeout, "The store did not say in time whether this device may make payments.",
                                    advice: "Nothing was charged. Try again when the store is reachable.")
         }
@@ -99,7 +130,9 @@ extension PurchaseEngine {
             throw PurchaseKitError(.paymentsNotAllowed, "This device or account may not make payments.",
                                    advice: "Hide the store, or tell the user to check Screen Time restrictions or their account.")
         }
+        try ensureNotCancelled()
         let product = try await loadProduct(key.productID)
+        try ensureNotCancelled()
         try product.validatePurchaseQuantity(quantity)
 
         let request = OrderRequest(productID: product.id, userID: key.userID, quantity: quantity, metadata: metadata)
@@ -107,9 +140,11 @@ extension PurchaseEngine {
         do {
             orderID = try await configuration.orderGenerator.makeOrderID(for: request)
         } catch {
+            try ensureNotCancelled()
             throw PurchaseKitError.wrap(error, as: .orderGenerationFailed, "No order could be created for '\(product.id)'.",
                                         advice: "Nothing was charged. Check the connection to the order server and try again.")
         }
+        try ensureNotCancelled()
         let order = try await saveNewOrder(id: orderID, product: product, key: key, quantity: quantity,
                                            metadata: metadata, source: source)
         emit(.orderChanged(order, from: nil))
@@ -191,9 +226,10 @@ extension PurchaseEngine {
         if let product = products[productID] { return product }
         let response: ProductsResponse
         do {
-            response = try await withStore { try await $0.products(for: [productID]) }
+            response = try await withStore(abandonedOnCancel: true) { try await $0.products(for: [productID]) }
         } catch {
             try ensureRunning()
+            try ensureNotCancelled()
             throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
                                         advice: "Check the network and try again.")
         }

@@ -132,7 +132,7 @@ final class PurchaseEngineStallTests: XCTestCase {
         let transactions = await world.store.allTransactions()
         XCTAssertTrue(transactions.isEmpty, "nothing was charged")
         let orders = await world.orders.orders(forUser: "alice")
-        XCTAssertEqual(orders.map(\.status), [.failed])
+        XCTAssertEqual(orders.map(\.status), [], "a call cancelled before its order was made makes none")
     }
 
     func testAnUnansweredPaymentExpiresAndALatePaymentStillReachesItsUser() async throws {

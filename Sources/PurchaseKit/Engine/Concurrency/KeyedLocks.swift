@@ -37,11 +37,19 @@ struct TaskQueue {
         var productID: String
     }
 
+    /// A purchase call waiting for its turn, resumed with true when woken and
+    /// false when it stopped waiting (its task was cancelled).
+    struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
     let limit: Int
     private(set) var inFlight: Set<Key> = []
     private(set) var running = 0
-    private var keyWaiters: [Key: [CheckedContinuation<Void, Never>]] = [:]
-    private var slotWaiters: [CheckedContinuation<Void, Never>] = []
+    private var keyWaiters: [Key: [Waiter]] = [:]
+    private var slotWaiters: [Waiter] = []
+    private var lastWaiterID: UInt64 = 0
 
     init(limit: Int) { self.limit = limit }
 
@@ -49,25 +57,52 @@ struct TaskQueue {
 
     mutating func reserve(_ key: Key) { inFlight.insert(key) }
 
-    mutating func waitForKey(_ key: Key, _ continuation: CheckedContinuation<Void, Never>) {
-        keyWaiters[key, default: []].append(continuation)
+    /// A new id for a waiter.
+    mutating func nextWaiterID() -> UInt64 {
+        lastWaiterID += 1
+        return lastWaiterID
+    }
+
+    /// What a purchase call waits for: its key to be free, or a slot.
+    enum Turn {
+        case key(Key)
+        case slot
+    }
+
+    mutating func wait(for turn: Turn, _ waiter: Waiter) {
+        switch turn {
+        case .key(let key): keyWaiters[key, default: []].append(waiter)
+        case .slot: slotWaiters.append(waiter)
+        }
     }
 
     var hasFreeSlot: Bool { running < limit }
 
     mutating func takeSlot() { running += 1 }
 
-    mutating func waitForSlot(_ continuation: CheckedContinuation<Void, Never>) {
-        slotWaiters.append(continuation)
+    /// Takes a waiter out of the queue (its call was cancelled), if it is
+    /// still waiting; the caller resumes it.
+    mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Bool, Never>? {
+        if let index = slotWaiters.firstIndex(where: { $0.id == id }) {
+            return slotWaiters.remove(at: index).continuation
+        }
+        for (key, waiters) in keyWaiters {
+            guard let index = waiters.firstIndex(where: { $0.id == id }) else { continue }
+            var rest = waiters
+            let waiter = rest.remove(at: index)
+            keyWaiters[key] = rest.isEmpty ? nil : rest
+            return waiter.continuation
+        }
+        return nil
     }
 
     /// Ends a payment: frees its key and slot, and returns whom to wake.
-    mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Void, Never>] {
+    mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
         inFlight.remove(key)
-        var wake = keyWaiters.removeValue(forKey: key) ?? []
+        var wake = (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
         if hadSlot {
             running -= 1
-            if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst()) }
+            if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }
         }
         return wake
     }

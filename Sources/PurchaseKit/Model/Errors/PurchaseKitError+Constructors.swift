@@ -98,4 +98,10 @@ extension PurchaseKitError {
                          advice: "Nothing is lost: if the store took the payment, the order carries on and its result arrives as events.",
                          orderID: orderID)
     }
+
+    /// A purchase call whose task was cancelled before its order was made.
+    static func callCancelledBeforeOrder() -> PurchaseKitError {
+        PurchaseKitError(.cancelled, "The purchase call was cancelled before its order was made.",
+                         advice: "Nothing was charged and no order was made; the user can buy again.")
+    }
 }

@@ -1,0 +1,66 @@
+import XCTest
+@_spi(Testing) import PurchaseKit
+import PurchaseKitSimulator
+
+/// A purchase call whose task is cancelled at each of its waits before the
+/// payment reaches the store: it answers ``PurchaseKitError/Code/cancelled``
+/// without waiting for what it waited on, and makes no order.
+final class PurchaseCancellationTests: XCTestCase {
+    func testACallCancelledWhileQueuedBehindTheSameProductMakesNoOrder() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
+        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait))
+        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.add)
+        let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        second.cancel()
+        gate.open()
+        let firstResult = try await first.value
+        XCTAssertEqual(firstResult.order.status, .completed)
+        let error = await assertThrows(.cancelled) { _ = try await second.value }
+        XCTAssertNil(error?.orderID, "no order was made for the cancelled call")
+        await engine.waitUntilIdle()
+        let orders = await world.orders.orders(forUser: "alice")
+        XCTAssertEqual(orders.count, 1, "the cancelled call made no order: \(orders.map(\.status))")
+    }
+
+    func testACallCancelledWhileWaitingForAPurchaseSlotMakesNoOrder() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
+        var configuration = world.configuration(queue: stalling)
+        configuration.limits.maximumConcurrentPurchases = 1
+        let engine = try await world.engine(configuration)
+        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.add)
+        let second = Task { try await engine.purchase(productID: Catalog.pro, user: "bob") }
+        second.cancel()
+        gate.open()
+        let firstResult = try await first.value
+        XCTAssertEqual(firstResult.order.status, .completed)
+        _ = await assertThrows(.cancelled) { _ = try await second.value }
+        await engine.waitUntilIdle()
+        let bob = await world.orders.orders(forUser: "bob")
+        XCTAssertTrue(bob.isEmpty, "the cancelled call made no order: \(bob.map(\.status))")
+    }
+
+    func testACallCancelledWhileTheStoreSaysWhetherPaymentsAreAllowedIsCancelledNotTimedOut() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.canMakePayments))
+        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 60))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.canMakePayments)
+        call.cancel()
+        // Had the call kept waiting for the store, its store timeout would answer it now.
+        world.clock.advance(by: 60)
+        _ = await assertThrows(.cancelled) { _ = try await call.value }
+        gate.open()
+        await engine.waitUntilIdle()
+        let orders = await world.orders.orders(forUser: "alice")
+        XCTAssertTrue(orders.isEmpty, "the cancelled call made no order: \(orders.map(\.status))")
+        let payments = await world.store.allTransactions()
+        XCTAssertTrue(payments.isEmpty)
+    }
+}
