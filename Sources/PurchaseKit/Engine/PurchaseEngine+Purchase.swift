@@ -64,6 +64,8 @@ extension PurchaseEngine {
 
     private func enterQueue(_ key: TaskQueue.Key) async throws {
         while taskQueue.isBusy(key) {
+            // Woken by a shutdown: the payment in flight may never be let go of.
+            try ensureRunning()
             if configuration.policies.duplicatePurchasePolicy == .reject {
                 throw PurchaseKitError(
                     .purchaseInProgress, "A payment for '\(key.productID)' is already in flight for this user.",
@@ -76,6 +78,7 @@ extension PurchaseEngine {
 
     private func takeSlot() async throws {
         while !taskQueue.hasFreeSlot {
+            try ensureRunning()
             try await waitForTurn(.slot)
         }
         taskQueue.takeSlot()
@@ -101,6 +104,12 @@ extension PurchaseEngine {
 
     private func stopWaiting(_ id: UInt64) {
         taskQueue.removeWaiter(id)?.resume(returning: false)
+    }
+
+    /// Wakes every call waiting in the task queue at shutdown; each throws
+    /// ``PurchaseKitError/Code/engineShutDown``.
+    func wakeQueuedCalls() {
+        for waiter in taskQueue.removeAllWaiters() { waiter.resume(returning: true) }
     }
 
     /// Throws ``PurchaseKitError/Code/cancelled`` when the call's task was
@@ -177,7 +186,10 @@ extension PurchaseEngine {
         // never returns must not hold this call past its store timeout.
         let payment = Payment(productID: product.id, quantity: quantity, orderToken: token, userID: key.userID,
                               promotionalOffer: offer)
-        spawn { engine in await engine.hand(payment, orderID: orderID) }
+        // Until the store lets go of it, the payment stays in flight for its
+        // user and product, even once this call is answered at its store timeout.
+        taskQueue.startHanding(key)
+        spawn { engine in await engine.hand(payment, orderID: orderID, key: key) }
         return try await waitForResult(orderID: orderID)
     }
 
@@ -209,7 +221,8 @@ extension PurchaseEngine {
     }
 
     /// Hands the payment to the store; a store that will not take it fails the order.
-    private func hand(_ payment: Payment, orderID: String) async {
+    private func hand(_ payment: Payment, orderID: String, key: TaskQueue.Key) async {
+        defer { for waiter in taskQueue.endHanding(key) { waiter.resume(returning: true) } }
         do {
             try await queue.add(payment)
         } catch {

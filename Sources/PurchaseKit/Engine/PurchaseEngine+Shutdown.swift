@@ -27,6 +27,7 @@ extension PurchaseEngine {
         for orderID in calls.orderIDs.sorted() {
             resolveWaiter(orderID: orderID, with: .failure(Self.shutDownError(orderID: orderID)))
         }
+        wakeQueuedCalls()
         for task in work.values { task.cancel() }
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()

@@ -64,3 +64,63 @@ final class PurchaseCancellationTests: XCTestCase {
         XCTAssertTrue(payments.isEmpty)
     }
 }
+
+/// A purchase call answered at its store timeout while the store still has
+/// its payment (`add` has not returned: the payment sheet is up): the
+/// payment is still in flight, so a second call for the same user and
+/// product starts none until the store lets go of the first.
+final class PaymentInFlightAfterTimeoutTests: XCTestCase {
+    func testASecondCallWhileTheStoreStillTakesTheFirstPaymentStartsNone() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
+        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 30))
+        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.add)
+        world.clock.advance(by: 30)
+        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+
+        _ = await assertThrows(.purchaseInProgress) { _ = try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        let arrivals = stalling.calls(.add).count
+        XCTAssertEqual(arrivals, 1, "one payment in flight for alice's coins")
+
+        gate.open()
+        await engine.waitUntilIdle()
+        let again = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        XCTAssertEqual(again.order.status, .completed, "once the store let go of the first payment, alice may buy again")
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 2])
+    }
+
+    func testAWaitingSecondCallStartsOnceTheStoreLetsGoOfTheFirstPayment() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
+        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait, storeTimeout: 30))
+        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.add)
+        world.clock.advance(by: 30)
+        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+        let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        gate.open()
+        let result = try await second.value
+        XCTAssertEqual(result.order.status, .completed)
+        let arrivals = stalling.calls(.add).count
+        XCTAssertEqual(arrivals, 2)
+    }
+
+    func testShutdownAnswersACallWaitingBehindAPaymentTheStoreStillTakes() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
+        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait, storeTimeout: 30))
+        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.add)
+        world.clock.advance(by: 30)
+        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+        let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await engine.shutdown()
+        _ = await assertThrows(.engineShutDown) { _ = try await second.value }
+        gate.open()
+    }
+}

@@ -30,7 +30,9 @@ struct KeyedLocks {
 }
 
 /// The payments in flight: at most one per (user, product), and at most
-/// `limit` at once. Bookkeeping only; the engine does the waiting.
+/// `limit` at once. A payment is in flight while its purchase call runs, and
+/// after that call was answered (its store timeout, its cancellation) for as
+/// long as the store is still taking it. Bookkeeping only; the engine does the waiting.
 struct TaskQueue {
     struct Key: Hashable, Sendable {
         var userID: String
@@ -47,13 +49,15 @@ struct TaskQueue {
     let limit: Int
     private(set) var inFlight: Set<Key> = []
     private(set) var running = 0
+    /// The keys whose payment the store is still taking (`add` has not returned).
+    private var handing: Set<Key> = []
     private var keyWaiters: [Key: [Waiter]] = [:]
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
     init(limit: Int) { self.limit = limit }
 
-    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) }
+    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) || handing.contains(key) }
 
     mutating func reserve(_ key: Key) { inFlight.insert(key) }
 
@@ -96,10 +100,29 @@ struct TaskQueue {
         return nil
     }
 
-    /// Ends a payment: frees its key and slot, and returns whom to wake.
+    /// The store starts taking the key's payment.
+    mutating func startHanding(_ key: Key) { handing.insert(key) }
+
+    /// The store took (or refused) the key's payment; returns whom to wake.
+    mutating func endHanding(_ key: Key) -> [CheckedContinuation<Bool, Never>] {
+        handing.remove(key)
+        return inFlight.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+    }
+
+    /// Every waiter, taken out of the queue (the engine shuts down).
+    mutating func removeAllWaiters() -> [CheckedContinuation<Bool, Never>] {
+        defer {
+            keyWaiters = [:]
+            slotWaiters = []
+        }
+        return keyWaiters.keys.sorted { ($0.userID, $0.productID) < ($1.userID, $1.productID) }
+            .flatMap { keyWaiters[$0] ?? [] }.map(\.continuation) + slotWaiters.map(\.continuation)
+    }
+
+    /// Ends a purchase call: frees its key and slot, and returns whom to wake.
     mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
         inFlight.remove(key)
-        var wake = (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+        var wake = handing.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
         if hadSlot {
             running -= 1
             if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }
