@@ -56,8 +56,8 @@ extension PurchaseEngine {
     ///
     /// If the purchase throws before the store took a payment (payments not
     /// allowed, the products, the order server or the store unreachable,
-    /// another payment in flight), the intent stays deferred and may be
-    /// resumed again. After any other error it is gone: the payment may have
+    /// another payment in flight, the call cancelled before its order was
+    /// made), the intent stays deferred and may be resumed again. After any other error it is gone: the payment may have
     /// started, and its outcome arrives as events.
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no deferred
@@ -129,6 +129,8 @@ extension PurchaseEngine {
             .paymentsNotAllowed, .productRequestFailed, .purchaseInProgress, .orderGenerationFailed,
             .invalidConfiguration, .timeout, .storeUnavailable,
         ]
+        // Cancelled before its order was made: nothing reached the store.
+        if error.code == .cancelled, error.orderID == nil { return true }
         return codes.contains(error.code)
     }
 }

@@ -211,4 +211,26 @@ final class PromotedPurchaseTests: XCTestCase {
             XCTAssertEqual(error.code, .invalidProductIdentifiers)
         }
     }
+
+    func testAResumeCancelledBeforeItsOrderWasMadeKeepsTheIntent() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await engine.setPromotedPurchaseHandler { _ in .defer }
+        let intent = try await world.store.promote(productID: Catalog.pro)
+        await engine.waitUntilIdle()
+        // The screen that resumed it went away before anything was bought.
+        let call = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await engine.resumePromotedPurchase(id: intent.id, user: "alice")
+        }
+        let error = await assertThrows(.cancelled) { _ = try await call.value }
+        XCTAssertNil(error?.orderID)
+        let transactions = await world.store.allTransactions()
+        XCTAssertTrue(transactions.isEmpty)
+        let deferred = await engine.deferredPromotedPurchases
+        XCTAssertEqual(deferred, [intent], "nothing was bought, so the intent may be resumed again")
+        let result = try await engine.resumePromotedPurchase(id: intent.id, user: "alice")
+        XCTAssertEqual(result.order.status, .completed)
+    }
 }
+
