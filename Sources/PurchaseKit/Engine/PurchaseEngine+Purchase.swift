@@ -188,9 +188,19 @@ extension PurchaseEngine {
                               promotionalOffer: offer)
         // Until the store lets go of it, the payment stays in flight for its
         // user and product, even once this call is answered at its store timeout.
-        taskQueue.startHanding(key)
+        taskQueue.startHanding(key, orderID: orderID)
         spawn { engine in await engine.hand(payment, orderID: orderID, key: key) }
-        return try await waitForResult(orderID: orderID)
+        // A payment with an outcome is no longer in flight, even when the
+        // store answered it before `add` returned: a second purchase right
+        // after a first that succeeded or failed must not hear purchaseInProgress.
+        do {
+            let result = try await waitForResult(orderID: orderID)
+            if !result.mayStillBeTaken { paymentLeftTheStore(key, orderID: orderID) }
+            return result
+        } catch let error as PurchaseKitError where error.code == .paymentFailed || error.code == .verificationRejected {
+            paymentLeftTheStore(key, orderID: orderID)
+            throw error
+        }
     }
 
     /// Makes and saves the order of a purchase, refusing an id an order has
@@ -220,9 +230,13 @@ extension PurchaseEngine {
         return order
     }
 
+    private func paymentLeftTheStore(_ key: TaskQueue.Key, orderID: String) {
+        for waiter in taskQueue.endHanding(key, orderID: orderID) { waiter.resume(returning: true) }
+    }
+
     /// Hands the payment to the store; a store that will not take it fails the order.
     private func hand(_ payment: Payment, orderID: String, key: TaskQueue.Key) async {
-        defer { for waiter in taskQueue.endHanding(key) { waiter.resume(returning: true) } }
+        defer { paymentLeftTheStore(key, orderID: orderID) }
         do {
             try await queue.add(payment)
         } catch {
@@ -322,5 +336,14 @@ extension PurchaseEngine {
         guard calls.isWaiting(order.id),
               let outcome = OrderStateMachine.answer(for: order, after: event) else { return }
         resolveWaiter(orderID: order.id, with: outcome)
+    }
+}
+
+private extension PurchaseResult {
+    /// Whether the store may still be taking the payment: it has not answered
+    /// (the store timeout came first). Every other answer is its outcome.
+    var mayStillBeTaken: Bool {
+        if case .pending(_, .storeTimeout) = self { return true }
+        return false
     }
 }

@@ -109,6 +109,25 @@ final class PaymentInFlightAfterTimeoutTests: XCTestCase {
         XCTAssertEqual(arrivals, 2)
     }
 
+    func testAPaymentAnsweredBeforeTheStoresAddReturnedIsNoLongerInFlight() async throws {
+        let world = World()
+        let gate = Gate()
+        // The store takes and answers each payment, then holds `add`'s return.
+        let slow = InterceptingPaymentQueue(wrapping: world.store) { call in
+            call.name == .add ? .proceedThen { _ in await gate.pass() } : .proceed
+        }
+        let engine = try await world.engine(world.configuration(queue: slow, storeTimeout: 30))
+        let first = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        XCTAssertEqual(first.order.status, .completed)
+        // The first payment has its outcome: buying again is no second payment in flight.
+        let second = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        XCTAssertEqual(second.order.status, .completed)
+        gate.open()
+        await engine.waitUntilIdle()
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 2])
+    }
+
     func testShutdownAnswersACallWaitingBehindAPaymentTheStoreStillTakes() async throws {
         let world = World()
         let gate = Gate()

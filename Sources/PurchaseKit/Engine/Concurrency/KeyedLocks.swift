@@ -49,15 +49,16 @@ struct TaskQueue {
     let limit: Int
     private(set) var inFlight: Set<Key> = []
     private(set) var running = 0
-    /// The keys whose payment the store is still taking (`add` has not returned).
-    private var handing: Set<Key> = []
+    /// The keys whose payment the store is still taking (`add` has not
+    /// returned, and the payment has no outcome yet), with that payment's order id.
+    private var handing: [Key: String] = [:]
     private var keyWaiters: [Key: [Waiter]] = [:]
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
     init(limit: Int) { self.limit = limit }
 
-    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) || handing.contains(key) }
+    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) || handing[key] != nil }
 
     mutating func reserve(_ key: Key) { inFlight.insert(key) }
 
@@ -101,11 +102,14 @@ struct TaskQueue {
     }
 
     /// The store starts taking the key's payment.
-    mutating func startHanding(_ key: Key) { handing.insert(key) }
+    mutating func startHanding(_ key: Key, orderID: String) { handing[key] = orderID }
 
-    /// The store took (or refused) the key's payment; returns whom to wake.
-    mutating func endHanding(_ key: Key) -> [CheckedContinuation<Bool, Never>] {
-        handing.remove(key)
+    /// The store took (or refused) the payment of order `orderID`, or the
+    /// payment has its outcome; returns whom to wake. Does nothing for a
+    /// payment no longer handed over (a later payment of the same key may be).
+    mutating func endHanding(_ key: Key, orderID: String) -> [CheckedContinuation<Bool, Never>] {
+        guard handing[key] == orderID else { return [] }
+        handing[key] = nil
         return inFlight.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
     }
 
@@ -122,7 +126,7 @@ struct TaskQueue {
     /// Ends a purchase call: frees its key and slot, and returns whom to wake.
     mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
         inFlight.remove(key)
-        var wake = handing.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+        var wake = handing[key] != nil ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
         if hadSlot {
             running -= 1
             if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }
