@@ -1,0 +1,105 @@
+/// The payments in flight: at most one per (user, product), and at most
+/// `limit` at once. A payment is in flight while its purchase call runs, and
+/// after that call was answered (its store timeout, its cancellation) for as
+/// long as the store is still taking it. Bookkeeping only; the engine does the waiting.
+struct TaskQueue {
+    struct Key: Hashable, Sendable {
+        var userID: String
+        var productID: String
+    }
+
+    /// A purchase call waiting for its turn, resumed with true when woken and
+    /// false when it stopped waiting (its task was cancelled).
+    struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    let limit: Int
+    private(set) var inFlight: Set<Key> = []
+    private(set) var running = 0
+    /// The keys whose payment the store is still taking (`add` has not
+    /// returned, and the payment has no outcome yet), with that payment's order id.
+    private var handing: [Key: String] = [:]
+    private var keyWaiters: [Key: [Waiter]] = [:]
+    private var slotWaiters: [Waiter] = []
+    private var lastWaiterID: UInt64 = 0
+
+    init(limit: Int) { self.limit = limit }
+
+    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) || handing[key] != nil }
+
+    mutating func reserve(_ key: Key) { inFlight.insert(key) }
+
+    /// A new id for a waiter.
+    mutating func nextWaiterID() -> UInt64 {
+        lastWaiterID += 1
+        return lastWaiterID
+    }
+
+    /// What a purchase call waits for: its key to be free, or a slot.
+    enum Turn {
+        case key(Key)
+        case slot
+    }
+
+    mutating func wait(for turn: Turn, _ waiter: Waiter) {
+        switch turn {
+        case .key(let key): keyWaiters[key, default: []].append(waiter)
+        case .slot: slotWaiters.append(waiter)
+        }
+    }
+
+    var hasFreeSlot: Bool { running < limit }
+
+    mutating func takeSlot() { running += 1 }
+
+    /// Takes a waiter out of the queue (its call was cancelled), if it is
+    /// still waiting; the caller resumes it.
+    mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Bool, Never>? {
+        if let index = slotWaiters.firstIndex(where: { $0.id == id }) {
+            return slotWaiters.remove(at: index).continuation
+        }
+        for (key, waiters) in keyWaiters {
+            guard let index = waiters.firstIndex(where: { $0.id == id }) else { continue }
+            var rest = waiters
+            let waiter = rest.remove(at: index)
+            keyWaiters[key] = rest.isEmpty ? nil : rest
+            return waiter.continuation
+        }
+        return nil
+    }
+
+    /// The store starts taking the key's payment.
+    mutating func startHanding(_ key: Key, orderID: String) { handing[key] = orderID }
+
+    /// The store took (or refused) the payment of order `orderID`, or the
+    /// payment has its outcome; returns whom to wake. Does nothing for a
+    /// payment no longer handed over (a later payment of the same key may be).
+    mutating func endHanding(_ key: Key, orderID: String) -> [CheckedContinuation<Bool, Never>] {
+        guard handing[key] == orderID else { return [] }
+        handing[key] = nil
+        return inFlight.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+    }
+
+    /// Every waiter, taken out of the queue (the engine shuts down).
+    mutating func removeAllWaiters() -> [CheckedContinuation<Bool, Never>] {
+        defer {
+            keyWaiters = [:]
+            slotWaiters = []
+        }
+        return keyWaiters.keys.sorted { ($0.userID, $0.productID) < ($1.userID, $1.productID) }
+            .flatMap { keyWaiters[$0] ?? [] }.map(\.continuation) + slotWaiters.map(\.continuation)
+    }
+
+    /// Ends a purchase call: frees its key and slot, and returns whom to wake.
+    mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
+        inFlight.remove(key)
+        var wake = handing[key] != nil ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+        if hadSlot {
+            running -= 1
+            if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }
+        }
+        return wake
+    }
+}
