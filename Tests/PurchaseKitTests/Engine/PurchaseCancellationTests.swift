@@ -70,15 +70,27 @@ final class PurchaseCancellationTests: XCTestCase {
 /// payment is still in flight, so a second call for the same user and
 /// product starts none until the store lets go of the first.
 final class PaymentInFlightAfterTimeoutTests: XCTestCase {
-    func testASecondCallWhileTheStoreStillTakesTheFirstPaymentStartsNone() async throws {
+    /// Alice's first coins purchase, answered `.pending(_, .storeTimeout)`
+    /// while the store still holds its `add` (until `gate` opens).
+    private func firstPaymentHeldPastItsTimeout(duplicates: PurchaseEngine.DuplicatePurchasePolicy) async throws
+        -> (Gate, InterceptingPaymentQueue, PurchaseEngine) {
         let world = World()
         let gate = Gate()
         let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
-        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 30))
+        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: duplicates, storeTimeout: 30))
         let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         await stalling.waitForCalls(.add)
         world.clock.advance(by: 30)
-        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+        let answer = try await first.value
+        guard case .pending(_, .storeTimeout) = answer else {
+            XCTFail("the first call is answered at its store timeout, not \(answer)")
+            throw XCTSkip("setup failed")
+        }
+        return (gate, stalling, engine)
+    }
+
+    func testASecondCallWhileTheStoreStillTakesTheFirstPaymentStartsNone() async throws {
+        let (gate, stalling, engine) = try await firstPaymentHeldPastItsTimeout(duplicates: .reject)
 
         _ = await assertThrows(.purchaseInProgress) { _ = try await engine.purchase(productID: Catalog.coins, user: "alice") }
         let arrivals = stalling.calls(.add).count
@@ -93,14 +105,7 @@ final class PaymentInFlightAfterTimeoutTests: XCTestCase {
     }
 
     func testAWaitingSecondCallStartsOnceTheStoreLetsGoOfTheFirstPayment() async throws {
-        let world = World()
-        let gate = Gate()
-        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
-        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait, storeTimeout: 30))
-        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await stalling.waitForCalls(.add)
-        world.clock.advance(by: 30)
-        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+        let (gate, stalling, engine) = try await firstPaymentHeldPastItsTimeout(duplicates: .wait)
         let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         gate.open()
         let result = try await second.value
@@ -129,14 +134,7 @@ final class PaymentInFlightAfterTimeoutTests: XCTestCase {
     }
 
     func testShutdownAnswersACallWaitingBehindAPaymentTheStoreStillTakes() async throws {
-        let world = World()
-        let gate = Gate()
-        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
-        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait, storeTimeout: 30))
-        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await stalling.waitForCalls(.add)
-        world.clock.advance(by: 30)
-        guard case .pending(_, .storeTimeout) = try await first.value else { return XCTFail() }
+        let (gate, _, engine) = try await firstPaymentHeldPastItsTimeout(duplicates: .wait)
         let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         await engine.shutdown()
         _ = await assertThrows(.engineShutDown) { _ = try await second.value }
