@@ -27,8 +27,7 @@ extension SimulatedPaymentQueue {
         try await waitLatency()
         guard paymentsAllowed else {
             throw PurchaseKitError(.paymentsNotAllowed, "This device may not make payments.",
-                                   advice: "Ask the user to check Screen Time restrictions or device management.",
-                                   orderID: payment.orderToken)
+                                   advice: "Ask the user to check Screen Time restrictions or device management.")
         }
         let (behavior, faults) = nextOutcome(for: payment.productID)
         let token = faults.losesOrderToken ? nil : payment.orderToken

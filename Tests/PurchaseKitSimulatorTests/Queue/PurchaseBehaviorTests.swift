@@ -74,6 +74,25 @@ final class PurchaseBehaviorTests: XCTestCase {
         XCTAssertTrue(observer.updates.isEmpty)
     }
 
+    /// The store knows a payment's order token, not its order: the token is a
+    /// secret, and an error that names it as the order id hands it to every
+    /// caller that logs `error.orderID`.
+    func testPaymentsNotAllowedErrorDoesNotCarryTheOrderToken() async throws {
+        let (store, _, _) = try await TestCatalog.makeStore()
+        await store.setCanMakePayments(false)
+        let token = "3f1c9a2e-7b44-4d1a-9a55-secret-token"
+        do {
+            try await store.add(TestCatalog.payment(TestCatalog.coins, token: token))
+            XCTFail("expected paymentsNotAllowed")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .paymentsNotAllowed)
+            XCTAssertNotEqual(error.orderID, token, "the order token is not an order id, and must not leak")
+            for text in [error.description, error.message, error.advice, String(reflecting: error), error.orderID ?? ""] {
+                XCTAssertFalse(text.contains(token), "the order token leaked: \(text.replacingOccurrences(of: token, with: "<token>"))")
+            }
+        }
+    }
+
     func testScriptWinsOverProductWhichWinsOverDefault() async throws {
         let (store, _, observer) = try await TestCatalog.makeStore()
         await store.setDefaultBehavior(.fail(.networkError))
