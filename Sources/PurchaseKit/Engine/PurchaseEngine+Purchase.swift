@@ -241,10 +241,17 @@ extension PurchaseEngine {
             try await queue.add(payment)
         } catch {
             log(.warning, "The store did not take the payment", ["orderID": orderID, "error": "\(type(of: error))"])
-            await drive(orderID: orderID, .store(.failed(.unknown), nil))
-            let wrapped = PurchaseKitError.wrap(error, as: .storeUnavailable, "The store did not take the payment for order '\(orderID)'.",
+            var wrapped = PurchaseKitError.wrap(error, as: .storeUnavailable, "The store did not take the payment for order '\(orderID)'.",
                                                 advice: "Nothing was charged. Try again when the store is reachable.", orderID: orderID)
+            // A store's own error names what the store knew (at most the
+            // order token, a secret), not the order.
+            wrapped.orderID = orderID
+            // Answered before the order is failed, whose answer would be "the
+            // store refused the payment": it refused nothing, it was not reached.
+            // The store let go of the payment: the next one may start.
             resolveWaiter(orderID: orderID, with: .failure(wrapped))
+            paymentLeftTheStore(key, orderID: orderID)
+            await drive(orderID: orderID, .store(.failed(.unknown), nil))
         }
     }
 
