@@ -76,3 +76,25 @@ public struct VerifiedReceiptsOnly: ReceiptVerifier {
         }
     }
 }
+
+/// A receipt printed, logged or dumped shows its kind and StoreKit's reason,
+/// never the JWS: it is a signed transaction, which must stay out of logs.
+extension AppStoreReceipt: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        switch self {
+        case .signedTransaction(let jws): return "signedTransaction(jws: <\(jws.utf8.count) bytes redacted>)"
+        case .unverified(let reason): return "unverified(reason: \(reason))"
+        case .unrecognized: return "unrecognized"
+        }
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        switch self {
+        case .signedTransaction: return Mirror(self, children: ["signedTransaction": "<redacted>"], displayStyle: .enum)
+        case .unverified(let reason): return Mirror(self, children: ["unverified": reason], displayStyle: .enum)
+        case .unrecognized: return Mirror(self, children: [:], displayStyle: .enum)
+        }
+    }
+}

@@ -46,4 +46,24 @@ final class AppStoreReceiptTests: XCTestCase {
         let calls = await inner.calls
         XCTAssertEqual(calls, 1)
     }
+
+    /// The JWS is a signed payload: printing, logging or dumping a receipt
+    /// (as `print(receipt)` or a failed assertion does) must not show it.
+    func testRenderingsOfASignedReceiptHideTheJWS() {
+        let receipt = AppStoreReceipt.signedTransaction(jws: jws)
+        var dumped = ""
+        dump(receipt, to: &dumped)
+        let renderings = [
+            "description": String(describing: receipt), "String(reflecting:)": String(reflecting: receipt),
+            "interpolation": "\(receipt)", "dump": dumped, "optional": String(describing: Optional(receipt)),
+            "array": "\([receipt])",
+        ]
+        let signature = String(jws.split(separator: ".").last ?? "")
+        for (label, text) in renderings {
+            XCTAssertFalse(text.contains(jws) || text.contains(signature), "\(label) shows the JWS")
+            XCTAssertTrue(text.contains("signedTransaction"), "\(label): \(text)")
+        }
+        XCTAssertTrue(String(describing: AppStoreReceipt.unverified(reason: "invalidSignature")).contains("invalidSignature"),
+                      "StoreKit's reason is no secret and stays readable")
+    }
 }
