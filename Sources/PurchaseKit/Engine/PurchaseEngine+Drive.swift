@@ -199,7 +199,12 @@ extension PurchaseEngine {
     func withStore<T: Sendable>(abandonedOnCancel: Bool = false,
                                 _ call: @escaping @Sendable (any PaymentQueue) async throws -> T) async throws -> T {
         let queue = self.queue
-        return try await withTimeout(configuration.limits.storeTimeout, abandonedOnCancel: abandonedOnCancel) { try await call(queue) }
+        // Callers see this one (a product load, a refund request): nothing
+        // retries their call for them, so it must not say "It is retried".
+        return try await withTimeout(configuration.limits.storeTimeout, abandonedOnCancel: abandonedOnCancel,
+                                     what: "The store did not answer", advice: "Try again when the store is reachable.") {
+            try await call(queue)
+        }
     }
 
     /// How the store sees a subscription's renewal, within the store timeout;
@@ -211,15 +216,17 @@ extension PurchaseEngine {
     /// Runs `body`, giving up after `seconds` on the engine's clock, or, with
     /// `abandonedOnCancel`, as soon as the caller's task is cancelled (a
     /// purchase call before its order exists: nothing waits on the answer).
+    /// `what` and `advice` make the ``PurchaseKitError/Code/timeout`` error's message and advice.
     func withTimeout<T: Sendable>(_ seconds: TimeInterval?, abandonedOnCancel: Bool = false,
+                                  what: String = "The operation did not end", advice: String = "It is retried.",
                                   _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         guard abandonedOnCancel else {
             guard seconds != nil else { return try await body() }
-            return try await withTimeout(seconds, settling: OneShot<T>(), body)
+            return try await withTimeout(seconds, settling: OneShot<T>(), what: what, advice: advice, body)
         }
         let outcome = OneShot<T>()
         return try await withTaskCancellationHandler {
-            try await withTimeout(seconds, settling: outcome, body)
+            try await withTimeout(seconds, settling: outcome, what: what, advice: advice, body)
         } onCancel: {
             outcome.resolve(.failure(CancellationError()))
         }
@@ -228,6 +235,7 @@ extension PurchaseEngine {
     /// Runs `body` as a task of its own and waits for `outcome`: the body's
     /// result, the deadline's timeout or whatever else settles it first.
     private func withTimeout<T: Sendable>(_ seconds: TimeInterval?, settling outcome: OneShot<T>,
+                                          what: String, advice: String,
                                           _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         // The body runs as a task of its own and is left behind at the
         // deadline: a task group would wait for a call that ignores
@@ -236,8 +244,7 @@ extension PurchaseEngine {
         let timer = setDeadline(seconds.map { clock.now.addingTimeInterval($0) }) { _, firing in
             switch firing {
             case .due:
-                outcome.resolve(.failure(PurchaseKitError(.timeout, "The operation took longer than \(seconds ?? 0) seconds.",
-                                                          advice: "It is retried.")))
+                outcome.resolve(.failure(PurchaseKitError(.timeout, "\(what) within \(seconds ?? 0) seconds.", advice: advice)))
             case .shutdown:
                 outcome.resolve(.failure(Self.shutDownError(orderID: nil)))
             }

@@ -264,8 +264,11 @@ extension PurchaseEngine {
         } catch {
             try ensureRunning()
             try ensureNotCancelled()
-            throw PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
-                                        advice: "Check the network and try again.")
+            var wrapped = PurchaseKitError.wrap(error, as: .productRequestFailed, "The store could not load product '\(productID)'.",
+                                                advice: "Check the network and try again.")
+            // Before any order: the purchase ends here, and charged nothing.
+            if wrapped.code == .timeout { wrapped.advice = "Nothing was charged. " + wrapped.advice }
+            throw wrapped
         }
         for product in response.products { products[product.id] = product }
         guard let product = products[productID] else {
