@@ -120,3 +120,38 @@ extension InterceptingOrderStore {
         }
     }
 }
+
+/// A call printed, logged or dumped (the record of calls, a hook's trace, a
+/// failed assertion) shows its arguments, but never an order token: the token
+/// is a secret, as in ``Payment`` and ``Order``.
+extension InterceptingOrderStore.Call: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        let (label, argument) = rendered
+        return argument.map { "\(label)(\($0))" } ?? label
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        let (label, argument) = rendered
+        return Mirror(self, children: argument.map { [(label: label as String?, value: $0)] } ?? [], displayStyle: .enum)
+    }
+
+    private var rendered: (label: String, argument: Any?) {
+        switch self {
+        case .save(let order): return ("save", order)
+        case .loadOpenOrders: return ("loadOpenOrders", nil)
+        case .openOrders(let userID): return ("openOrders", "userID: \(userID)")
+        case .orders(let userID): return ("orders", "userID: \(userID)")
+        case .orderWithID(let id): return ("orderWithID", id)
+        case .orderWithTransactionID(let id): return ("orderWithTransactionID", id)
+        case .orderWithToken: return ("orderWithToken", "<redacted>")
+        case .archive(let orderID): return ("archive", "orderID: \(orderID)")
+        case .remove(let orderID): return ("remove", "orderID: \(orderID)")
+        case .recordSpend(let spend): return ("recordSpend", spend)
+        case .spends(let userID): return ("spends", "userID: \(userID)")
+        case .saveRenewalState(let record): return ("saveRenewalState", record)
+        case .renewalStates(let userID): return ("renewalStates", "userID: \(userID)")
+        }
+    }
+}

@@ -171,4 +171,24 @@ final class InterceptingOrderStoreTests: XCTestCase {
         }
         XCTAssertEqual(Set(store.calls), Set((0..<50).map { .orderWithID("o\($0)") }))
     }
+
+    /// The record of calls is printed by tests and hooks (a failed assertion,
+    /// a hook's trace): a lookup by order token must not print the token.
+    func testARecordedLookupByTokenDoesNotShowTheToken() async throws {
+        let store = InterceptingOrderStore(wrapping: ScriptedOrderStore())
+        let token = "7d0c2b1e-5a9f-4e3b-8c6d-secret-token"
+        _ = try await store.order(token: token)
+        _ = try await store.order(id: "o1")
+        let call = try XCTUnwrap(store.calls.first)
+        var dumped = ""
+        dump(store.calls, to: &dumped)
+        let renderings = ["description": String(describing: call), "String(reflecting:)": String(reflecting: call),
+                          "array": "\(store.calls)", "dump": dumped]
+        for (label, text) in renderings {
+            XCTAssertFalse(text.contains(token), "\(label) shows the token")
+            XCTAssertTrue(text.contains("orderWithToken"), "\(label): \(text)")
+        }
+        XCTAssertTrue("\(store.calls)".contains("o1"), "other arguments stay readable")
+        XCTAssertEqual(store.calls(.orderWithToken), [.orderWithToken(token)], "the call itself keeps its argument")
+    }
 }
