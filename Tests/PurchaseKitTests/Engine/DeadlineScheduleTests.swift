@@ -37,6 +37,21 @@ final class DeadlineScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.count, 0)
     }
 
+    func testATimerWithoutADeadlineNeverComesDueAndShutdownTakesEveryTimerInTheOrderSet() {
+        var schedule = DeadlineSchedule<String>()
+        _ = schedule.add(start.addingTimeInterval(20), "later")
+        _ = schedule.add(nil, "until shutdown")
+        let cancelled = schedule.add(nil, "cancelled")
+        _ = schedule.add(start.addingTimeInterval(10), "sooner")
+        schedule.cancel(cancelled)
+        XCTAssertEqual(schedule.earliest, start.addingTimeInterval(10), "a timer without a deadline is never the earliest")
+        XCTAssertEqual(schedule.takeDue(at: start.addingTimeInterval(1_000_000)), ["sooner", "later"])
+        _ = schedule.add(start.addingTimeInterval(5), "last")
+        XCTAssertEqual(schedule.takeAll(), ["until shutdown", "last"], "in the order they were set")
+        XCTAssertEqual(schedule.count, 0)
+        XCTAssertNil(schedule.earliest)
+    }
+
     func testManyCancelledTimersLeaveTheOthersInOrder() {
         // Purchases set timeouts and cancel them a moment later: thousands of
         // cancelled entries must not disturb the order of the live ones.
