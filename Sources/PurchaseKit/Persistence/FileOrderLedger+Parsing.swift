@@ -55,6 +55,12 @@ extension FileOrderLedger {
             }
             if line.isEmpty { continue }  // A blank line.
             do throws(CompactOrderRecord.Damage) {
+                // Every record is written with its line feed. A version 1 line ends in a field
+                // that cannot be cut short unnoticed; a later one ends in the group, a free
+                // string: without its line feed it may have been cut anywhere in it.
+                guard end < bytes.count || version == 1 else {
+                    throw CompactOrderRecord.Damage(field: nil, problem: "it is torn (it ends without a line feed)")
+                }
                 records.append(try CompactOrderRecord.decode(line, version: version))
             } catch {
                 damaged.append(DamagedLine(number: number, bytes: Data(line), error: PurchaseKitError(

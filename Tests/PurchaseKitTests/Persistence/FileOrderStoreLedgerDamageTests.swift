@@ -86,7 +86,8 @@ final class FileOrderStoreLedgerDamageTests: XCTestCase {
         otherLedger.put(other)
         try otherLedger.content(ofSegment: 1).write(to: segment(2))
         let bytes = try Data(contentsOf: segment())
-        // Where each record's line ends (the header's end comes first): a record survives once all of it is there.
+        // Where each record's line ends (the header's end comes first): a record survives once all of
+        // it is there, its line feed included (without it, its last field may have been cut short).
         let recordEnds = bytes.indices.filter { bytes[$0] == 0x0A }.dropFirst()
 
         for length in 0..<bytes.count {
@@ -99,7 +100,7 @@ final class FileOrderStoreLedgerDamageTests: XCTestCase {
             // Whole lines survive; the torn one is reported, never half-read.
             XCTAssertTrue(survivors.allSatisfy { orders.contains($0) }, "length \(length)")
             XCTAssertTrue(report.problems.allSatisfy { $0.code == .persistenceCorrupt }, "length \(length): \(report.problems)")
-            XCTAssertEqual(survivors.count, recordEnds.filter { $0 <= length }.count, "length \(length)")
+            XCTAssertEqual(survivors.count, recordEnds.filter { $0 < length }.count, "length \(length)")
             try? FileManager.default.removeItem(at: directory.appendingPathComponent("quarantine"))
             try FileManager.default.createDirectory(at: directory.appendingPathComponent("quarantine"), withIntermediateDirectories: false)
         }

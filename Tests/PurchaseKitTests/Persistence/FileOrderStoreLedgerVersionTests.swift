@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// Segments of ledger version 1 and 2 side by side, torn or with a damaged
+/// header, and segments of a version this build does not read: no record is
+/// read other than it was written, and no order is answered "none" while a
+/// segment that may hold it was left unread.
+final class FileOrderStoreLedgerVersionTests: XCTestCase {
+    private var directory: URL!
+    private var clock: ManualClock!
+
+    override func setUpWithError() throws {
+        directory = try makeTemporaryDirectory(self)
+        clock = ManualClock(start: testEpoch)
+        // The store creates its folders; the segments below are written by hand.
+        _ = try store()
+    }
+
+    private func store() throws -> FileOrderStore {
+        try FileOrderStore(directory: directory, configuration: .testing(POSIXFileSystem(), clock: clock))
+    }
+
+    private func segment(_ number: Int) -> URL {
+        directory.appendingPathComponent("ledger/" + FileOrderLedger.segmentName(number))
+    }
+
+    /// A compacted subscription order whose group matters to its entitlement.
+    private func subscription(_ id: String) -> Order {
+        var order = makeOrder(id, transactionID: "t-\(id)", status: .completed)
+        order.productType = .autoRenewable
+        order.subscriptionGroupID = "com.example.group.pro"
+        return CompactOrderRecord.compact(order)
+    }
+
+    func testATornVersion2LastLineIsNeverReadWithAShortenedGroup() async throws {
+        let order = subscription("o-1")
+        var ledger = FileOrderLedger()
+        ledger.put(order)
+        let bytes = ledger.content(ofSegment: 1)
+        // Every cut from the end of the header to just before the record's line feed.
+        for length in FileOrderLedger.headerLine.count..<(bytes.count - 1) {
+            try bytes.prefix(length).write(to: segment(1))
+            let relaunched = try store()
+            let report = try await relaunched.loadOpenOrders()
+            let found = try await relaunched.order(id: "o-1")
+            XCTAssertNil(found, "length \(length): a torn line read as \(String(describing: found?.subscriptionGroupID))")
+            XCTAssertTrue(report.problems.allSatisfy { $0.code == .persistenceCorrupt }, "length \(length)")
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent("quarantine"))
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("quarantine"), withIntermediateDirectories: false)
+        }
+    }
+
+    func testATornVersion1LastLineStillReadsWhenOnlyItsLineFeedIsMissing() async throws {
+        var order = subscription("o-1")
+        order.productType = nil
+        order.subscriptionGroupID = nil
+        let line = CompactOrderRecord.line(for: order)
+        let fields = line.dropLast().split(separator: CompactOrderRecord.tab, omittingEmptySubsequences: false)
+        let version1 = Array(fields.prefix(CompactOrderRecord.version1FieldCount).joined(separator: [CompactOrderRecord.tab]))
+        try Data(Array(#"{"format":"purchasekit.order-ledger","version":1}"#.utf8) + [0x0A] + version1).write(to: segment(1))
+
+        let found = try await store().order(id: "o-1")
+        XCTAssertEqual(found, order, "a version 1 line ends in a field that cannot be cut short unnoticed")
+    }
+}
