@@ -44,9 +44,11 @@ extension FileOrderStore {
             switch FileOrderLedger.parse(data, label: label) {
             case .newerVersion(let version):
                 ledger.adopt(segment: number, .init(isWritable: false), records: [])
+                // Its orders exist but are not indexed: a lookup that finds none must not answer "none".
+                unreadOrderFiles.insert(label)
                 problems.append(PurchaseKitError(
                     .persistenceCorrupt, "The ledger segment '\(label)' was written by a newer PurchaseKit (format version \(version)); it was left in place unread.",
-                    advice: "Update the app: the orders compacted into it are missing until a version that reads it runs."))
+                    advice: "Update the app: the orders compacted into it are missing until a version that reads it runs, and a lookup that finds no order throws."))
             case .lines(let records, let damaged, let headerIsValid):
                 guard !records.isEmpty || (damaged.isEmpty && headerIsValid) else {
                     changed.insert(.ledger)

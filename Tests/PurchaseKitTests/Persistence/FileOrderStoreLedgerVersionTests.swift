@@ -64,4 +64,56 @@ final class FileOrderStoreLedgerVersionTests: XCTestCase {
         let found = try await store().order(id: "o-1")
         XCTAssertEqual(found, order, "a version 1 line ends in a field that cannot be cut short unnoticed")
     }
+
+    /// A segment as a later version writes it: a header naming version 3, and records of a shape this build does not know.
+    private func writeNewerSegment(_ number: Int) throws {
+        try Data(Array(#"{"format":"purchasekit.order-ledger","version":3}"#.utf8) + [0x0A]
+                 + Array("=o-later\t=user-1\t=com.example.coins.100\t...\n".utf8)).write(to: segment(number))
+    }
+
+    func testALookupThatFindsNothingThrowsWhileASegmentOfANewerVersionIsUnread() async throws {
+        var ledger = FileOrderLedger()
+        ledger.put(subscription("o-1"))
+        try ledger.content(ofSegment: 1).write(to: segment(1))
+        try writeNewerSegment(2)
+
+        let relaunched = try store()
+        let report = try await relaunched.loadOpenOrders()
+        XCTAssertTrue(report.problems.contains { $0.message.contains("newer PurchaseKit (format version 3)") })
+        let held = try await relaunched.order(transactionID: "t-o-1")
+        XCTAssertEqual(held?.id, "o-1", "the orders of the segments it reads are answered")
+        // The newer segment may hold the order of any transaction or token: "none" would let
+        // the engine make a new order of a paid transaction that one of them already credited.
+        do {
+            let none = try await relaunched.order(token: "o-later")
+            XCTFail("answered \(String(describing: none)) while a segment was left unread")
+        } catch {
+            XCTAssertEqual(error.code, .persistenceReadFailed)
+        }
+        do {
+            let none = try await relaunched.order(transactionID: "t-later")
+            XCTFail("answered \(String(describing: none)) while a segment was left unread")
+        } catch {
+            XCTAssertEqual(error.code, .persistenceReadFailed)
+        }
+    }
+
+    func testAJournalImportingAFolderWithASegmentOfANewerVersionDoesNotAnswerNone() async throws {
+        var ledger = FileOrderLedger()
+        ledger.put(subscription("o-1"))
+        try ledger.content(ofSegment: 1).write(to: segment(1))
+        try writeNewerSegment(2)
+
+        let journal = try makeJournalStore(directory, clock: clock)
+        let imported = try await journal.order(transactionID: "t-o-1")
+        XCTAssertEqual(imported?.subscriptionGroupID, "com.example.group.pro", "imported with its group")
+        do {
+            let none = try await journal.order(token: "o-later")
+            XCTFail("answered \(String(describing: none)) while a segment was left unread")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .persistenceReadFailed)
+        }
+        await journal.close()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: segment(2).path), "left for a version that reads it")
+    }
 }
