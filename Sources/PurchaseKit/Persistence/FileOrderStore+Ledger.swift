@@ -59,12 +59,20 @@ extension FileOrderStore {
                 }
                 var kept: [Order] = []
                 var seen: Set<String> = []
-                for record in records {
+                for var record in records {
                     // An order has one record; a second one (a copy made by hand, or a
                     // bug) loses to the newer, and the segment that held the loser is rewritten.
                     guard seen.insert(record.id).inserted else { rewrite.insert(number); continue }
                     if let other = ledger.segmentOf[record.id], let existing = ledger.records[record.id] {
-                        guard record.updatedAt > existing.updatedAt else { rewrite.insert(number); continue }
+                        guard record.updatedAt > existing.updatedAt else {
+                            if let merged = Self.withProductFacts(of: record, in: existing) { rewrite.insert(ledger.put(merged)) }
+                            rewrite.insert(number)
+                            continue
+                        }
+                        if let merged = Self.withProductFacts(of: existing, in: record) {
+                            record = merged
+                            rewrite.insert(number)
+                        }
                         ledger.remove(id: record.id)
                         rewrite.insert(other)
                     }
@@ -84,6 +92,18 @@ extension FileOrderStore {
                 if let record = ledger.records[id] { index.insert(record, fileName: "", place: .ledger) }
             }
         }
+    }
+
+    /// `record` with the product type and group of `other`, a record of the same
+    /// order, where it has none; nil when that adds nothing. An order's type and
+    /// group never change once known, but a version 1 record has neither: the
+    /// newer record of an order changed by an older PurchaseKit (which compacts
+    /// without them) would otherwise drop what the older record kept.
+    private static func withProductFacts(of other: Order, in record: Order) -> Order? {
+        var merged = record
+        if merged.productType == nil { merged.productType = other.productType }
+        if merged.subscriptionGroupID == nil { merged.subscriptionGroupID = other.subscriptionGroupID }
+        return merged == record ? nil : merged
     }
 
     /// Copies a segment's damaged lines to the quarantine folder, then rewrites

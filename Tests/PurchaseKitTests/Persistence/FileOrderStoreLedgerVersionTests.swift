@@ -116,4 +116,37 @@ final class FileOrderStoreLedgerVersionTests: XCTestCase {
         await journal.close()
         XCTAssertTrue(FileManager.default.fileExists(atPath: segment(2).path), "left for a version that reads it")
     }
+
+    /// The line a version 1 segment holds for `order`: its first 26 fields.
+    private func version1Line(_ order: Order) -> [UInt8] {
+        let fields = CompactOrderRecord.line(for: order).dropLast().split(separator: CompactOrderRecord.tab,
+                                                                           omittingEmptySubsequences: false)
+        return Array(fields.prefix(CompactOrderRecord.version1FieldCount).joined(separator: [CompactOrderRecord.tab])) + [0x0A]
+    }
+
+    func testANewerVersion1RecordOfAnOrderKeepsTheTypeAndGroupItsOlderRecordHolds() async throws {
+        // This version compacted the subscription; an older one, run after it, changed and compacted it
+        // again (a refund) into a version 1 segment, without the type and group. Either segment may come first.
+        let order = subscription("o-1")
+        var revoked = order
+        revoked.status = .revoked
+        revoked.updatedAt = order.updatedAt.addingTimeInterval(60)
+        var version2 = FileOrderLedger()
+        version2.put(order)
+        let version1 = Data(Array(#"{"format":"purchasekit.order-ledger","version":1}"#.utf8) + [0x0A] + version1Line(revoked))
+        for (first, second) in [(version2.content(ofSegment: 1), version1), (version1, version2.content(ofSegment: 1))] {
+            try? FileManager.default.removeItem(at: segment(3))
+            try first.write(to: segment(1))
+            try second.write(to: segment(2))
+
+            let found = try await store().order(id: "o-1")
+            XCTAssertEqual(found, revoked, "the newer record, with the product facts the older one kept")
+            XCTAssertEqual(names(in: directory, "ledger").count, 1, "the older record is gone")
+            let relaunched = try await store().order(id: "o-1")
+            XCTAssertEqual(relaunched, revoked, "and the merged record was written")
+            try? FileManager.default.removeItem(at: segment(1))
+            try? FileManager.default.removeItem(at: segment(2))
+        }
+    }
 }
+
