@@ -29,6 +29,12 @@ import Foundation
 ///    another device, or started by the store: a `storeInitiated` order); a
 ///    restored transaction for the restoring user.
 ///
+/// 7. For a restore, a restore order of another user that the server
+///    refused, and whose transaction is finished, holds nothing: on a shared
+///    store account the first user to restore is often not the buyer. The
+///    restoring user's claim is made in its place (it has the same id; the
+///    refused one credited nobody), and the server decides again.
+///
 /// Rules 3 to 6 decide from the orders that are *not* there. When some could
 /// not be read, the one the transaction belongs to may be among them: the
 /// transaction then waits, unfinished, until they can be read.
@@ -89,6 +95,9 @@ public struct Reconciler: Sendable {
     public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
                       answering paymentToken: String? = nil, orders: [Order], currentUserID: String?,
                       storeInitiated: Bool = false, ordersMayBeMissing: Bool = false) -> Match {
+        // A restore claim the server refused another user proves no
+        // ownership: for this user's restore it holds nothing (rule 7).
+        let orders = kind == .restored ? orders.filter { !$0.isRefusedRestoreClaim(against: currentUserID) } : orders
         if let payer = payerAnsweredWithAnotherTransaction(transaction, paymentToken: paymentToken, orders: orders) {
             return .alreadyOwned(orderID: payer.id)
         }
@@ -191,6 +200,14 @@ public struct Reconciler: Sendable {
 }
 
 extension Order {
+    /// Whether this is a restore claim of someone other than `userID` that the
+    /// server refused and that is over (its transaction finished): it proves
+    /// no ownership, so it does not stand in the way of `userID`'s restore.
+    package func isRefusedRestoreClaim(against userID: String?) -> Bool {
+        guard let userID, !userID.isEmpty else { return false }
+        return source == .restore && status == .rejected && isFinished && self.userID != userID
+    }
+
     /// Whether the order failed only because the store never answered its
     /// payment: the payment may still complete.
     package var isExpiredPayment: Bool {

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+@_spi(Testing) import PurchaseKit
+import PurchaseKitSimulator
+
+/// Restores by two users, one after the other, on a device whose store
+/// account both use.
+final class SharedAccountRestoreTests: XCTestCase {
+    /// Alice bought Pro on her first device. On a second device Bob restores
+    /// first: the server refuses him Pro, it is Alice's. Alice's restore on
+    /// that device then found the transaction held by Bob's refused claim and
+    /// skipped it: her result was empty, with no failure, and her paid Pro
+    /// never came back on that device.
+    func testTheOwnersRestoreAfterAnotherUsersRefusedRestoreBringsThePurchaseBack() async throws {
+        try await checkTheOwnerGetsItBack(on: InMemoryOrderStore())
+    }
+
+    /// The same on the durable store, across a relaunch.
+    func testTheOwnersRestoreAfterARefusedRestoreOnTheJournalStore() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        try await checkTheOwnerGetsItBack(on: try JournalOrderStore(directory: directory), relaunch: {
+            try JournalOrderStore(directory: directory)
+        })
+    }
+
+    private func checkTheOwnerGetsItBack(on orders: any OrderStore,
+                                         relaunch: (() throws -> any OrderStore)? = nil) async throws {
+        let world = World()
+        let firstDevice = try await world.engine()
+        _ = try await firstDevice.purchase(productID: Catalog.pro, user: "alice")
+        await firstDevice.shutdown()
+
+        var shared = try await world.engine(world.configuration(store: orders))
+        let bob = try await shared.restorePurchases(user: "bob")
+        XCTAssertEqual(bob.failures.map(\.error.code), [.verificationRejected])
+        if let relaunch {
+            await shared.shutdown()
+            shared = try await world.engine(world.configuration(store: try relaunch()))
+        }
+
+        let alice = try await shared.restorePurchases(user: "alice")
+        await shared.waitUntilIdle()
+        XCTAssertEqual(alice.restoredProductIDs, [Catalog.pro], "alice's own purchase: \(alice)")
+        var aliceHas = try await shared.entitlements(user: "alice")
+        XCTAssertEqual(aliceHas.map(\.productID), [Catalog.pro])
+
+        // Bob's second try changes nothing: the purchase is Alice's now.
+        let again = try await shared.restorePurchases(user: "bob")
+        await shared.waitUntilIdle()
+        XCTAssertEqual(again.orders, [])
+        let bobHas = try await shared.entitlements(user: "bob")
+        XCTAssertEqual(bobHas, [])
+        aliceHas = try await shared.entitlements(user: "alice")
+        XCTAssertEqual(aliceHas.map(\.productID), [Catalog.pro])
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"], "credited once, to the buyer")
+        await shared.shutdown()
+    }
+}
