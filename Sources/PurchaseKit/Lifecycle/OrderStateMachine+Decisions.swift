@@ -57,9 +57,13 @@ extension OrderStateMachine {
     }
 
     /// What the app's own retry of one order does: deliver what is owed, else
-    /// try to finish (a no-op when nothing is left to finish).
+    /// try to finish (a no-op when nothing is left to finish). With manual
+    /// finishing a delivered transaction is the app's to finish, with
+    /// `finish(orderID:)`, never a retry's: it gets a delivery event, which
+    /// changes nothing on a delivered order.
     public func manualRetryEvent(for order: Order) -> OrderEvent {
-        order.status.owesDelivery ? .deliveryDue : .finishDue
+        if order.status.owesDelivery { return .deliveryDue }
+        return order.status == .delivered && !finishesAfterDelivery ? .deliveryDue : .finishDue
     }
 }
 

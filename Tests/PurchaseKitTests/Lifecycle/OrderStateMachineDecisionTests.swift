@@ -68,6 +68,8 @@ final class OrderStateMachineDecisionTests: XCTestCase {
                 let expected: OrderEvent? = status.owesDelivery ? .deliveryDue : (owesFinish ? .finishDue : nil)
                 XCTAssertEqual(automatic.retryEvent(for: order), expected, "\(status) paid \(paid)")
                 XCTAssertEqual(automatic.manualRetryEvent(for: order), status.owesDelivery ? .deliveryDue : .finishDue)
+                XCTAssertEqual(manual.manualRetryEvent(for: order), status.owesDelivery || status == .delivered ? .deliveryDue : .finishDue,
+                               "\(status): with manual finishing a retry never finishes a delivered transaction")
             }
         }
         XCTAssertFalse(automatic.owesFinish(order(.revoked, paid: true, finished: true)), "finished already")
