@@ -50,8 +50,12 @@ extension PurchaseEngine {
                 case .verify:
                     if deferDelivery {
                         if startsDeferredDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
+                    } else if await learnProductType(of: orderID) {
+                        // What the product is decides which quantities are
+                        // possible: the machine decides again, with it, before
+                        // the server is asked to credit anything.
+                        events.append(.deliveryDue)
                     } else {
-                        await learnProductType(of: orderID)
                         events.append(.verified(await verify(orders[orderID] ?? step.order)))
                     }
                 case .finish(let transactionID):
@@ -139,16 +143,19 @@ extension PurchaseEngine {
     /// and entitlements are answered from the order alone later, offline, and
     /// a consumable bought once must not be taken for a lifetime purchase.
     /// The store not answering changes nothing; the next attempt asks again.
-    private func learnProductType(of orderID: String) async {
-        guard let order = orders[orderID], order.productType == nil else { return }
+    ///
+    /// - Returns: whether the order's product type was learned now.
+    private func learnProductType(of orderID: String) async -> Bool {
+        guard let order = orders[orderID], order.productType == nil else { return false }
         if products[order.productID] == nil,
            let response = try? await withStore({ try await $0.products(for: [order.productID]) }) {
             for product in response.products where product.id == order.productID { products[product.id] = product }
         }
-        guard let product = products[order.productID], var current = orders[orderID], current.productType == nil else { return }
+        guard let product = products[order.productID], var current = orders[orderID], current.productType == nil else { return false }
         current.productType = product.type
         current.subscriptionGroupID = current.subscriptionGroupID ?? product.subscription?.groupID
         orders[orderID] = current
+        return true
     }
 
     /// Asks the verifier, within the configured time. Anything thrown is "try later".
