@@ -18,7 +18,13 @@ extension PurchaseEngine {
     /// instead of being awaited: the store's observer callback must not wait
     /// for the verifier. With `deferDelivery` and not `startsDeferredDelivery`,
     /// the caller delivers (a restore does, and reports the outcome).
-    func drive(orderID: String, _ first: OrderEvent, deferDelivery: Bool = false, startsDeferredDelivery: Bool = true) async {
+    ///
+    /// - Returns: the order as this drive left it (nil when it was not open):
+    ///   an archived order is answered from what was saved, with no read back
+    ///   from the order store, which may fail although the work was done.
+    @discardableResult
+    func drive(orderID: String, _ first: OrderEvent, deferDelivery: Bool = false,
+               startsDeferredDelivery: Bool = true) async -> Order? {
         await lockOrder(orderID)
         defer { unlockOrder(orderID) }
         var events: [OrderEvent] = [first]
@@ -28,7 +34,7 @@ extension PurchaseEngine {
         var saved: Order?
         while !events.isEmpty {
             let event = events.removeFirst()
-            guard let order = orders[orderID] else { return }
+            guard let order = orders[orderID] else { return saved }
             let delay = configuration.policies.retryPolicy.delay(afterAttempt: order.verificationAttempts + 1, using: &random)
             let step = machine.step(order, on: event, now: clock.now, retryDelay: delay)
             if step.isNoChange {
@@ -38,13 +44,13 @@ extension PurchaseEngine {
                 }
                 continue
             }
-            guard record(step.order, replacing: order) else { return }
+            guard record(step.order, replacing: order) else { return order }
             for action in step.actions {
                 switch action {
                 case .persist:
                     guard await persist(step.order, previous: order) else {
                         answerAfterFailedSave(attempted: step.order, saved: order)
-                        return
+                        return order
                     }
                     saved = step.order
                 case .verify:
@@ -70,10 +76,11 @@ extension PurchaseEngine {
             }
             last = event
         }
-        guard calls.isWaiting(orderID) else { return }
         var final = orders[orderID] ?? saved
+        guard calls.isWaiting(orderID) else { return final }
         if final == nil { final = try? await currentOrder(orderID) }
         if let final { settleWaiter(for: final, after: last) }
+        return final
     }
 
     /// An order as it stands now: from the working set, else from the archive.

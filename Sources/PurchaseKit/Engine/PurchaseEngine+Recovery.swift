@@ -34,7 +34,9 @@ extension PurchaseEngine {
     /// Tries one order's delivery now (the manual retry).
     ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound`` when no open order has this id;
-    ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
+    ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``;
+    ///   ``PurchaseKitError/Code/persistenceReadFailed`` when other work archived the
+    ///   order meanwhile and the order store cannot read it back.
     @discardableResult
     public func retry(orderID: String) async throws -> Order {
         // A shut-down engine saves nothing: the call would change nothing and say it had.
@@ -43,8 +45,9 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "It may be completed and archived already; check openOrders(user:).", orderID: orderID)
         }
-        await drive(orderID: orderID, machine.manualRetryEvent(for: order))
-        return try await currentOrder(orderID) ?? order
+        if let after = await drive(orderID: orderID, machine.manualRetryEvent(for: order)) { return after }
+        // Archived meanwhile by other work: read back, as a typed error if the store cannot say.
+        return try await readBack(orderID) ?? order
     }
 
     /// Gives an unassigned order (a transaction that matched no user safely) to
@@ -90,7 +93,9 @@ extension PurchaseEngine {
 
     /// Finishes a delivered order's transaction, with ``FinishPolicy/manual``.
     ///
-    /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
+    /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``;
+    ///   ``PurchaseKitError/Code/persistenceReadFailed`` when other work archived the order
+    ///   meanwhile and the order store cannot read it back.
     @discardableResult
     public func finish(orderID: String) async throws -> Order {
         try ensureRunning(orderID: orderID)
@@ -98,10 +103,22 @@ extension PurchaseEngine {
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)' to finish.",
                                    advice: "It may be finished and archived already.", orderID: orderID)
         }
-        await drive(orderID: orderID, .finishDue)
-        guard let order = try await currentOrder(orderID) else {
+        if let after = await drive(orderID: orderID, .finishDue) { return after }
+        guard let order = try await readBack(orderID) else {
             throw PurchaseKitError(.orderNotFound, "Order '\(orderID)' disappeared.", advice: "Reload the orders.", orderID: orderID)
         }
         return order
+    }
+
+    /// The order as it stands now, for a call whose own drive did not see it
+    /// end (other work archived it first); a store that cannot read answers
+    /// ``PurchaseKitError/Code/persistenceReadFailed``, never its own error.
+    private func readBack(_ orderID: String) async throws(PurchaseKitError) -> Order? {
+        do {
+            return try await currentOrder(orderID)
+        } catch {
+            throw PurchaseKitError.wrap(error, as: .persistenceReadFailed, "Order '\(orderID)' could not be read back.",
+                                        advice: "Check openOrders(user:) later; the order store could not be read.", orderID: orderID)
+        }
     }
 }
