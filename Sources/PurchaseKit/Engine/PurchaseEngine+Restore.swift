@@ -111,8 +111,12 @@ extension PurchaseEngine {
             return failure(.persistenceWriteFailed, "Order '\(orderID)' could not be saved with its restored purchase.",
                            orderID: orderID)
         }
-        if found.status.owesDelivery { await drive(orderID: orderID, .deliveryDue) }
-        let order = (try? await currentOrder(orderID)) ?? found
+        // The order as the delivery left it: once archived, read back only if
+        // the delivery did not say (a read can fail although it was credited).
+        var driven: Order?
+        if found.status.owesDelivery { driven = await drive(orderID: orderID, .deliveryDue) }
+        if driven == nil { driven = try? await currentOrder(orderID) }
+        let order = driven ?? found
         switch order.status {
         case .delivered, .completed: return .delivered(order)
         case .rejected:

@@ -56,4 +56,27 @@ final class SharedAccountRestoreTests: XCTestCase {
         XCTAssertEqual(credits.map(\.userID), ["alice"], "credited once, to the buyer")
         await shared.shutdown()
     }
+
+    private struct UnreadableDisk: Error {}
+
+    /// A restore that delivered its purchase reports it delivered even when
+    /// the order store cannot read the archived order back: it reported it
+    /// owed, as the stale copy from before the delivery said.
+    func testARestoreThatDeliveredReportsItDeliveredWhenTheStoreCannotReadItBack() async throws {
+        let world = World()
+        let firstDevice = try await world.engine()
+        _ = try await firstDevice.purchase(productID: Catalog.pro, user: "alice")
+        await firstDevice.shutdown()
+
+        let orders = InterceptingOrderStore(wrapping: InMemoryOrderStore()) { call in
+            if case .orderWithID = call { return .fail(UnreadableDisk()) }
+            return .proceed
+        }
+        let newDevice = try await world.engine(world.configuration(store: orders))
+        let result = try await newDevice.restorePurchases(user: "alice")
+        XCTAssertEqual(result.delivered.map(\.status), [.completed], "\(result)")
+        XCTAssertEqual(result.owed, [])
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"])
+    }
 }
