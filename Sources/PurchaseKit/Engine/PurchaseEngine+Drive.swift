@@ -50,6 +50,9 @@ extension PurchaseEngine {
                 case .persist:
                     guard await persist(step.order, previous: order) else {
                         answerAfterFailedSave(attempted: step.order, saved: order)
+                        if !isShutDown, let date = OrderStateMachine.retryAfterFailedSave(of: order, now: clock.now, retryDelay: delay) {
+                            scheduleRetry(orderID: orderID, at: date)
+                        }
                         return order
                     }
                     saved = step.order

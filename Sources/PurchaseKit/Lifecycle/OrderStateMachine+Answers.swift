@@ -61,4 +61,14 @@ extension OrderStateMachine {
             advice: "Free some storage and try again; if the store charged the user, the payment is delivered at the next launch.",
             orderID: attempted.id))
     }
+
+    /// When to try `saved`'s delivery again after a save failed, so it did not
+    /// move: the record that could not be saved may have been the very retry
+    /// the waiting call is told of (``answerAfterFailedSave(attempted:saved:)``
+    /// answers "delivery retrying"), or a delivery the server made. An order
+    /// that owes a delivery is tried again after `retryDelay`; nil for any other.
+    public static func retryAfterFailedSave(of saved: Order, now: Date, retryDelay: TimeInterval) -> Date? {
+        guard saved.status.owesDelivery, saved.transaction != nil else { return nil }
+        return now.addingTimeInterval(retryDelay)
+    }
 }

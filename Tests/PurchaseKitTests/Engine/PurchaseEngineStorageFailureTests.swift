@@ -22,6 +22,31 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
         XCTAssertEqual(Array(credits.values), [1])
     }
 
+    /// The server is down for the first delivery, and the record of that
+    /// attempt (its retry) cannot be saved. The call answered "delivery
+    /// retrying", yet nothing was scheduled: the paid order rested
+    /// `purchased` until the next launch or retry trigger, however long.
+    func testAFailedSaveOfADeliveryRetryStillRetries() async throws {
+        let world = World()
+        let attemptSaves = Locked(0)
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            struct DiskFull: Error {}
+            guard case .save(let order) = call, order.status == .purchased, order.verificationAttempts == 1,
+                  attemptSaves.withLock({ $0 += 1; return $0 }) == 1 else { return .proceed }
+            return .fail(DiskFull())
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        await world.server.failNext(1, with: .serverError(statusCode: 503))
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .pending(_, .deliveryRetrying) = result else { return XCTFail("\(result)") }
+
+        await world.advance(by: 3600, engine)
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 1])
+        let credits = await world.creditCounts()
+        XCTAssertEqual(Array(credits.values), [1])
+    }
+
     /// The delivery is saved, then the `completed` record fails: the user was
     /// credited, so the call says so (it once answered "delivery retrying").
     func testAFailedSaveAfterTheDeliveryStillAnswersSuccess() async throws {
