@@ -50,11 +50,10 @@ extension PurchaseEngine {
                 case .persist:
                     guard await persist(step.order, previous: order) else {
                         answerAfterFailedSave(attempted: step.order, saved: order)
-                        if !isShutDown, let date = OrderStateMachine.retryAfterFailedSave(of: order, now: clock.now, retryDelay: delay) {
-                            scheduleRetry(orderID: orderID, at: date)
-                        }
+                        retryAfterFailedSave(of: order)
                         return order
                     }
+                    if !failedSaveStreaks.isEmpty { failedSaveStreaks[orderID] = nil }
                     saved = step.order
                 case .verify:
                     if deferDelivery {
@@ -90,6 +89,20 @@ extension PurchaseEngine {
     func currentOrder(_ orderID: String) async throws -> Order? {
         if let open = orders[orderID] { return open }
         return try await store.order(id: orderID)
+    }
+
+    /// Schedules the next try of a delivery whose record could not be saved
+    /// (``OrderStateMachine/retryAfterFailedSave(of:now:retryDelay:)``). The
+    /// attempts the order counts could not be saved either, so the delay grows
+    /// with the failed saves in a row instead: a disk that stays full must not
+    /// have the engine ask the server every few seconds.
+    private func retryAfterFailedSave(of order: Order) {
+        guard !isShutDown else { return }
+        let streak = (failedSaveStreaks[order.id] ?? 0) + 1
+        let delay = configuration.policies.retryPolicy.delay(afterAttempt: order.verificationAttempts + streak, using: &random)
+        guard let date = OrderStateMachine.retryAfterFailedSave(of: order, now: clock.now, retryDelay: delay) else { return }
+        failedSaveStreaks[order.id] = streak
+        scheduleRetry(orderID: order.id, at: date)
     }
 
     /// A save failed, so the order did not move: the waiting call, if any, is

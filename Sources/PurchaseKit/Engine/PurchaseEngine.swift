@@ -47,6 +47,9 @@ public actor PurchaseEngine {
     var work: [UInt64: Task<Void, Never>] = [:]
     var nextWorkID: UInt64 = 0
     var timers: [String: RetryTimer] = [:]
+    /// Saves of an order that failed in a row, for the backoff of the retries
+    /// they schedule (see `PurchaseEngine+Drive.swift`); dropped at the next save that works.
+    var failedSaveStreaks: [String: Int] = [:]
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0

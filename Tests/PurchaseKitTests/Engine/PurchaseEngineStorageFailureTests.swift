@@ -47,6 +47,30 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
         XCTAssertEqual(Array(credits.values), [1])
     }
 
+    /// The disk stays full and the server down: every delivery attempt's
+    /// record fails to save, so the order never counts its attempts. The
+    /// retries still back off (by the failed saves in a row), instead of
+    /// asking the server every `initialDelay` for as long as the disk is full.
+    func testRetriesAfterFailedSavesBackOff() async throws {
+        let world = World()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            struct DiskFull: Error {}
+            guard case .save(let order) = call, order.status == .purchased, order.verificationAttempts >= 1 else { return .proceed }
+            return .fail(DiskFull())
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        await world.server.failNext(10_000, with: .serverError(statusCode: 503))
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .pending(let order, .deliveryRetrying) = result, let transactionID = order.transactionID else {
+            return XCTFail("\(result)")
+        }
+        for _ in 0..<360 { await world.advance(by: 10, engine) } // an hour, ten seconds at a time
+        let requests = await world.server.requestCount(transactionID: transactionID)
+        // Backing off from 10 s to the policy's 600 s cap: about a dozen in the hour; every 10 s would be 360.
+        XCTAssertGreaterThanOrEqual(requests, 6, "the delivery is still retried")
+        XCTAssertLessThanOrEqual(requests, 20, "the retries back off")
+    }
+
     /// The delivery is saved, then the `completed` record fails: the user was
     /// credited, so the call says so (it once answered "delivery retrying").
     func testAFailedSaveAfterTheDeliveryStillAnswersSuccess() async throws {
