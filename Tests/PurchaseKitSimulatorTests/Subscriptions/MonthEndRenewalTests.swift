@@ -33,12 +33,19 @@ final class MonthEndRenewalTests: XCTestCase {
         return (store, clock, observer, first)
     }
 
+    /// Moves the clock to `date`, lets the store renew, and answers the
+    /// expiration dates of the renewals it made, oldest first.
+    private func renewals(_ store: SimulatedPaymentQueue, _ clock: ManualClock, _ observer: RecordingObserver,
+                          until date: Date) async -> [Date] {
+        clock.advance(to: date)
+        await store.processRenewals()
+        return observer.updates.compactMap(\.transaction?.expirationDate)
+    }
+
     func testAMonthlySubscriptionBegunOnThe31stKeepsItsBillingDay() async throws {
         let start = utc.date(from: DateComponents(year: 2026, month: 1, day: 31, hour: 9))!
         let (store, clock, observer, _) = try await subscribed(try product("P1M"), at: start)
-        clock.advance(to: utc.date(byAdding: .month, value: 12, to: start)!)
-        await store.processRenewals()
-        let expirations = observer.updates.compactMap(\.transaction?.expirationDate)
+        let expirations = await renewals(store, clock, observer, until: utc.date(byAdding: .month, value: 12, to: start)!)
         let expected = (2...13).map { utc.date(byAdding: .month, value: $0, to: start)! }
         XCTAssertEqual(expirations, expected, "Feb 28, then Mar 31, Apr 30, May 31...")
     }
@@ -46,9 +53,7 @@ final class MonthEndRenewalTests: XCTestCase {
     func testAYearlySubscriptionBegunOnTheLeapDayRenewsOnItAgainInTheNextLeapYear() async throws {
         let start = utc.date(from: DateComponents(year: 2028, month: 2, day: 29, hour: 12))!
         let (store, clock, observer, _) = try await subscribed(try product("P1Y"), at: start)
-        clock.advance(to: utc.date(byAdding: .year, value: 4, to: start)!)
-        await store.processRenewals()
-        let expirations = observer.updates.compactMap(\.transaction?.expirationDate)
+        let expirations = await renewals(store, clock, observer, until: utc.date(byAdding: .year, value: 4, to: start)!)
         let expected = (2...5).map { utc.date(byAdding: .year, value: $0, to: start)! }
         XCTAssertEqual(expirations, expected)
         XCTAssertEqual(expirations.map { utc.component(.day, from: $0) }, [28, 28, 29, 28], "2032 is a leap year")
@@ -59,9 +64,7 @@ final class MonthEndRenewalTests: XCTestCase {
         let start = utc.date(from: DateComponents(year: 2026, month: 1, day: 24, hour: 9))!
         let (store, clock, observer, trialEnd) = try await subscribed(try product("P1M", intro: "P1W"), at: start)
         XCTAssertEqual(utc.component(.day, from: trialEnd), 31)
-        clock.advance(to: utc.date(byAdding: .month, value: 5, to: trialEnd)!)
-        await store.processRenewals()
-        let expirations = observer.updates.compactMap(\.transaction?.expirationDate)
+        let expirations = await renewals(store, clock, observer, until: utc.date(byAdding: .month, value: 5, to: trialEnd)!)
         let expected = (1...6).map { utc.date(byAdding: .month, value: $0, to: trialEnd)! }
         XCTAssertEqual(expirations, expected)
     }
@@ -70,9 +73,7 @@ final class MonthEndRenewalTests: XCTestCase {
         // One simulated day per clock second (Xcode's rate 6): a year passes in 365 seconds.
         let start = utc.date(from: DateComponents(year: 2026, month: 1, day: 31, hour: 12))!
         let (store, clock, observer, _) = try await subscribed(try product("P1M"), at: start, rate: .init(xcodeRawValue: 6))
-        clock.advance(by: 366)
-        await store.processRenewals()
-        let simulated = observer.updates.compactMap(\.transaction?.expirationDate).map {
+        let simulated = await renewals(store, clock, observer, until: start.addingTimeInterval(366)).map {
             start.addingTimeInterval($0.timeIntervalSince(start) * 86_400)
         }
         let days = simulated.map { utc.component(.day, from: $0) }

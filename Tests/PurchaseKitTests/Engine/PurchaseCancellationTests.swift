@@ -6,41 +6,43 @@ import PurchaseKitSimulator
 /// payment reaches the store: it answers ``PurchaseKitError/Code/cancelled``
 /// without waiting for what it waited on, and makes no order.
 final class PurchaseCancellationTests: XCTestCase {
-    func testACallCancelledWhileQueuedBehindTheSameProductMakesNoOrder() async throws {
-        let world = World()
+    /// Alice's coins payment is held at the store; a second call, for
+    /// `productID` and `user`, is cancelled while it waits behind it, then the
+    /// store lets the first one through. Answers the second call's error.
+    private func cancelledCallBehindAHeldPayment(_ world: World, productID: String, user: String,
+                                                 _ configure: (inout PurchaseEngine.Configuration) -> Void) async throws -> PurchaseKitError? {
         let gate = Gate()
         let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
-        let engine = try await world.engine(world.configuration(queue: stalling, duplicates: .wait))
+        var configuration = world.configuration(queue: stalling)
+        configure(&configuration)
+        let engine = try await world.engine(configuration)
         let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         await stalling.waitForCalls(.add)
-        let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        let second = Task { try await engine.purchase(productID: productID, user: user) }
         second.cancel()
         gate.open()
         let firstResult = try await first.value
         XCTAssertEqual(firstResult.order.status, .completed)
         let error = await assertThrows(.cancelled) { _ = try await second.value }
-        XCTAssertNil(error?.orderID, "no order was made for the cancelled call")
         await engine.waitUntilIdle()
+        return error
+    }
+
+    func testACallCancelledWhileQueuedBehindTheSameProductMakesNoOrder() async throws {
+        let world = World()
+        let error = try await cancelledCallBehindAHeldPayment(world, productID: Catalog.coins, user: "alice") {
+            $0.policies.duplicatePurchasePolicy = .wait
+        }
+        XCTAssertNil(error?.orderID, "no order was made for the cancelled call")
         let orders = await world.orders.orders(forUser: "alice")
         XCTAssertEqual(orders.count, 1, "the cancelled call made no order: \(orders.map(\.status))")
     }
 
     func testACallCancelledWhileWaitingForAPurchaseSlotMakesNoOrder() async throws {
         let world = World()
-        let gate = Gate()
-        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.add))
-        var configuration = world.configuration(queue: stalling)
-        configuration.limits.maximumConcurrentPurchases = 1
-        let engine = try await world.engine(configuration)
-        let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
-        await stalling.waitForCalls(.add)
-        let second = Task { try await engine.purchase(productID: Catalog.pro, user: "bob") }
-        second.cancel()
-        gate.open()
-        let firstResult = try await first.value
-        XCTAssertEqual(firstResult.order.status, .completed)
-        _ = await assertThrows(.cancelled) { _ = try await second.value }
-        await engine.waitUntilIdle()
+        _ = try await cancelledCallBehindAHeldPayment(world, productID: Catalog.pro, user: "bob") {
+            $0.limits.maximumConcurrentPurchases = 1
+        }
         let bob = await world.orders.orders(forUser: "bob")
         XCTAssertTrue(bob.isEmpty, "the cancelled call made no order: \(bob.map(\.status))")
     }

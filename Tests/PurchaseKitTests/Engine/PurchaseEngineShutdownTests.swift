@@ -162,38 +162,33 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         }
     }
 
-    func testShutdownWhileTheStoreReplaysEndsStart() async throws {
-        let world = World()
+    /// A launch on a store that never replays its transactions, waiting.
+    private func launchTheStoreNeverAnswers(_ world: World, _ configure: (inout PurchaseEngine.Configuration) -> Void = { _ in })
+        async throws -> (PurchaseEngine, Task<OrderLoadReport, any Error>) {
         let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.attach)) // never answers
-        let engine = try PurchaseEngine(configuration: world.configuration(queue: stalled))
+        var configuration = world.configuration(queue: stalled)
+        configure(&configuration)
+        let engine = try PurchaseEngine(configuration: configuration)
         let start = Task { try await engine.start() }
         await stalled.waitForCalls(.attach)
+        return (engine, start)
+    }
+
+    func testShutdownWhileTheStoreReplaysEndsStart() async throws {
+        let world = World()
+        let (engine, start) = try await launchTheStoreNeverAnswers(world)
         await engine.shutdown()
-        do {
-            _ = try await start.value
-            XCTFail("a launch the engine was shut down during must throw")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .engineShutDown)
-        }
+        await assertThrows(.engineShutDown) { _ = try await start.value }
         XCTAssertEqual(world.clock.pendingSleepers, 0, "no timer outlives the engine")
     }
 
     func testShutdownEndsALaunchWaitingWithoutATimeLimit() async throws {
         let world = World()
-        let stalled = InterceptingPaymentQueue(wrapping: world.store, hook: Gate().holding(.attach)) // never answers
-        var configuration = world.configuration(queue: stalled)
-        configuration.limits.launchTimeout = nil // the launch waits for the replay as long as it takes
-        let engine = try PurchaseEngine(configuration: configuration)
-        let start = Task { try await engine.start() }
-        await stalled.waitForCalls(.attach)
+        // The launch waits for the replay as long as it takes.
+        let (engine, start) = try await launchTheStoreNeverAnswers(world) { $0.limits.launchTimeout = nil }
         XCTAssertEqual(world.clock.pendingSleepers, 0, "a wait without a time limit sets no timer on the clock")
         await engine.shutdown()
-        do {
-            _ = try await start.value
-            XCTFail("a launch the engine was shut down during must throw")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .engineShutDown)
-        }
+        await assertThrows(.engineShutDown) { _ = try await start.value }
     }
 
     func testShutdownEndsARestoreWaitingOnTheStore() async throws {
