@@ -169,12 +169,9 @@ extension PurchaseEngine {
     ///
     /// - Returns: whether the order's product type was learned now.
     private func learnProductType(of orderID: String) async -> Bool {
-        guard let order = orders[orderID], order.productType == nil else { return false }
-        if products[order.productID] == nil,
-           let response = try? await withStore({ try await $0.products(for: [order.productID]) }) {
-            for product in response.products where product.id == order.productID { products[product.id] = product }
-        }
-        guard let product = products[order.productID], var current = orders[orderID], current.productType == nil else { return false }
+        guard let order = orders[orderID], order.productType == nil,
+              let product = try? await loadProduct(order.productID, abandonedOnCancel: false),
+              var current = orders[orderID], current.productType == nil else { return false }
         current.productType = product.type
         current.subscriptionGroupID = current.subscriptionGroupID ?? product.subscription?.groupID
         orders[orderID] = current

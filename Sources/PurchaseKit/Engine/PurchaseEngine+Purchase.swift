@@ -42,8 +42,7 @@ extension PurchaseEngine {
                                    advice: "Pass a positive quantity.", keyPath: "quantity")
         }
         guard !userID.isEmpty else {
-            throw PurchaseKitError(.invalidConfiguration, "A purchase needs a user id; got an empty one.",
-                                   advice: "Pass the id of the logged-in user, or a stable anonymous id.", keyPath: "user")
+            throw PurchaseKitError.emptyUserID("A purchase")
         }
         let key = TaskQueue.Key(userID: userID, productID: productID)
         try await enterQueue(key)
@@ -255,12 +254,14 @@ extension PurchaseEngine {
         }
     }
 
-    /// Loads a product (cached), turning unknown ids into a typed error.
-    func loadProduct(_ productID: String) async throws -> StoreProduct {
+    /// Loads a product (cached), turning unknown ids into a typed error. A
+    /// purchase call abandons the store's answer when its task is cancelled
+    /// (no order exists yet); a delivery waits for it, within the store timeout.
+    func loadProduct(_ productID: String, abandonedOnCancel: Bool = true) async throws -> StoreProduct {
         if let product = products[productID] { return product }
         let response: ProductsResponse
         do {
-            response = try await withStore(abandonedOnCancel: true) { try await $0.products(for: [productID]) }
+            response = try await withStore(abandonedOnCancel: abandonedOnCancel) { try await $0.products(for: [productID]) }
         } catch {
             try ensureRunning()
             try ensureNotCancelled()

@@ -22,8 +22,7 @@ extension PurchaseEngine {
         // A restore for nobody would make orders of nobody, owed deliveries no
         // retry makes, that the real owner's restore then finds taken.
         guard !userID.isEmpty else {
-            throw PurchaseKitError(.invalidConfiguration, "A restore needs a user id; got an empty one.",
-                                   advice: "Pass the id of the logged-in user, or a stable anonymous id.", keyPath: "user")
+            throw PurchaseKitError.emptyUserID("A restore")
         }
         let transactions: [StoreTransaction]
         do {

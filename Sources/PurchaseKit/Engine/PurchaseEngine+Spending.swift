@@ -39,8 +39,7 @@ extension PurchaseEngine {
         }
         // An empty id names nobody: answering "insufficient balance" would hide the caller's mistake.
         guard !userID.isEmpty else {
-            throw PurchaseKitError(.invalidConfiguration, "A spend needs a user id; got an empty one.",
-                                   advice: "Pass the id of the user whose balance pays.", keyPath: "user")
+            throw PurchaseKitError.emptyUserID("A spend", advice: "Pass the id of the user whose balance pays.")
         }
         let lockKey = "\u{0}spend\u{0}" + userID
         await lockOrder(lockKey)

@@ -119,7 +119,7 @@ public struct Reconciler: Sendable {
             // A restore order only borrowed the token of a purchase made
             // elsewhere: once the server refused it (another user holds the
             // purchase), it proves no ownership, as in rule 4.
-            if tokenOrder.source == .restore, tokenOrder.status == .rejected {
+            if tokenOrder.isRefusedRestore {
                 return .ambiguous(candidateOrderIDs: [], userID: nil)
             }
             let source: OrderSource = tokenOrder.transaction?.originalID == transaction.originalID ? .renewal : .unknown
@@ -205,8 +205,12 @@ extension Order {
     /// no ownership, so it does not stand in the way of `userID`'s restore.
     package func isRefusedRestoreClaim(against userID: String?) -> Bool {
         guard let userID, !userID.isEmpty else { return false }
-        return source == .restore && status == .rejected && isFinished && self.userID != userID
+        return isRefusedRestore && isFinished && self.userID != userID
     }
+
+    /// Whether this is a restore the server refused: its purchase is someone
+    /// else's, so it proves no ownership of it (rules 2 and 7).
+    package var isRefusedRestore: Bool { source == .restore && status == .rejected }
 
     /// Whether the order failed only because the store never answered its
     /// payment: the payment may still complete.

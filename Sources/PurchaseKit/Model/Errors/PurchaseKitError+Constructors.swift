@@ -104,4 +104,10 @@ extension PurchaseKitError {
         PurchaseKitError(.cancelled, "The purchase call was cancelled before its order was made.",
                          advice: "Nothing was charged and no order was made; the user can buy again.")
     }
+
+    /// A call given an empty user id: `call` is what was called ("A purchase").
+    static func emptyUserID(_ call: String, advice: String = "Pass the id of the logged-in user, or a stable anonymous id.")
+        -> PurchaseKitError {
+        PurchaseKitError(.invalidConfiguration, "\(call) needs a user id; got an empty one.", advice: advice, keyPath: "user")
+    }
 }
