@@ -58,13 +58,13 @@ extension PurchaseEngine {
                 case .verify:
                     if deferDelivery {
                         if startsDeferredDelivery { spawnDelivery(orderID: orderID, .deliveryDue) }
-                    } else if await learnProductType(of: orderID) {
+                    } else if step.order.productType == nil, await learnProductType(of: orderID) {
                         // What the product is decides which quantities are
                         // possible: the machine decides again, with it, before
                         // the server is asked to credit anything.
                         events.append(.deliveryDue)
                     } else {
-                        events.append(.verified(await verify(orders[orderID] ?? step.order)))
+                        events.append(.verified(await verify(step.order)))
                     }
                 case .finish(let transactionID):
                     if await finishTransaction(transactionID, orderID: orderID) { events.append(.finished) }
