@@ -4,7 +4,9 @@ import Foundation
 public enum PurchaseResult: Sendable, Equatable {
     /// Paid, delivered and finished. The order carries its transaction.
     case success(Order)
-    /// The user cancelled; nothing was charged.
+    /// The user cancelled; nothing was charged. Should the store charge the
+    /// payment after all (an interrupted purchase can be reported cancelled
+    /// first), the charge is credited to this order when it arrives.
     case userCancelled(Order)
     /// Not settled yet; the outcome arrives later as events.
     case pending(Order, PendingReason)

@@ -4,7 +4,8 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
     case paymentInvalid
     /// The account may not make this payment.
     case paymentNotAllowed
-    /// The device lost the network during the payment.
+    /// The device lost the network during the payment. The store may still
+    /// charge it later; the charge is then credited to the same order.
     case networkError
     /// The product is not available in the user's storefront.
     case productNotAvailable
@@ -46,7 +47,9 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         switch self {
         case .paymentInvalid: return "Check the product id and quantity; this is a programming error, not a user error."
         case .paymentNotAllowed, .clientInvalid: return "Ask the user to check their store account and restrictions."
-        case .networkError: return "Nothing was charged; let the user try again when online."
+        case .networkError:
+            return "The store may still charge the payment once the connection is back; if it does, it is credited to this order "
+                + "when the store reports it. Refresh the user's purchases before offering to buy again."
         case .productNotAvailable: return "Hide the product in this storefront."
         case .declined: return "Tell the user the request was declined; nothing was charged."
         case .alreadyOwned: return "Check entitlements: if the earlier order is this user's, it is already delivered; otherwise the purchase belongs to another user of this store account."

@@ -1,0 +1,110 @@
+import Foundation
+@_spi(Testing) import PurchaseKit
+import PurchaseKitSimulator
+import XCTest
+
+/// A payment the store reported failed (a lost connection) or cancelled, then
+/// charged after all, as an interrupted StoreKit purchase can be: the late
+/// charge is credited once, to the order that paid it and its user, however
+/// late it comes and whoever is logged in by then.
+final class LatePaymentTests: XCTestCase {
+    func testAPaymentReportedLostToTheNetworkThatIsChargedLaterIsCreditedOnceToItsBuyer() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await world.store.scriptNextPurchase(.failsThenPays)
+        let error = await assertThrows(.paymentFailed) { _ = try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        XCTAssertEqual(error?.storeReason, .networkError)
+        let advice = try XCTUnwrap(error?.advice)
+        XCTAssertFalse(advice.contains("Nothing was charged"),
+                       "the store may still charge a payment whose connection dropped: \(advice)")
+        let failedID = try XCTUnwrap(error?.orderID)
+
+        // Bob logs in on the same device before the store charges Alice's payment.
+        await engine.setCurrentUser("bob")
+        try await chargeTheLatePayment(world)
+        await engine.waitUntilIdle()
+
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"], "one credit, to the buyer")
+        XCTAssertEqual(credits.map(\.orderID), [failedID], "to the order that paid")
+        let alice = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(alice, [Catalog.coins: 1])
+        let bob = try await engine.consumableBalance(user: "bob")
+        XCTAssertEqual(bob, [:])
+        let unfinished = await world.store.unfinishedTransactions()
+        XCTAssertEqual(unfinished, [], "the late charge is finished with the store")
+        let unfinishedReports = await world.store.unfinishedPaymentIDs()
+        XCTAssertEqual(unfinishedReports, [], "and so is the failure reported before it")
+
+        // Neither a retry nor a relaunch credits it again.
+        await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        await engine.shutdown()
+        let relaunched = try await world.engine()
+        await relaunched.waitUntilIdle()
+        let after = await world.server.allCredits
+        XCTAssertEqual(after.count, 1)
+        let balance = try await relaunched.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 1])
+    }
+
+    func testACancelledPaymentChargedAfterARelaunchIsCreditedToItsBuyer() async throws {
+        let world = World()
+        let first = try await world.engine()
+        await world.store.scriptNextPurchase(.cancelsThenPays)
+        let result = try await first.purchase(productID: Catalog.pro, user: "alice")
+        guard case .userCancelled(let cancelled) = result else { return XCTFail("\(result)") }
+        await first.waitUntilIdle()
+        await first.shutdown()
+
+        // The app is relaunched with another user logged in; then the store charges.
+        let relaunched = try await world.engine()
+        await relaunched.setCurrentUser("bob")
+        try await chargeTheLatePayment(world)
+        await relaunched.waitUntilIdle()
+
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"])
+        XCTAssertEqual(credits.map(\.orderID), [cancelled.id])
+        let alice = try await relaunched.entitlements(user: "alice")
+        XCTAssertEqual(alice.map(\.productID), [Catalog.pro], "the lifetime purchase is Alice's")
+        let bob = try await relaunched.entitlements(user: "bob")
+        XCTAssertEqual(bob, [])
+    }
+
+    func testALatePaymentWhoseVerificationFailsAndWhoseReplyIsLostIsCreditedOnce() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await world.store.scriptNextPurchase(.failsThenPays)
+        _ = try? await engine.purchase(productID: Catalog.coins, user: "alice")
+        // The first request fails; the second is applied, but its reply is lost.
+        await world.server.failNext(1, with: .serverError(statusCode: 503))
+        await world.server.failNext(1, with: .replyLost)
+        try await chargeTheLatePayment(world)
+        await engine.waitUntilIdle()
+        let beforeRetry = await world.server.allCredits
+        XCTAssertEqual(beforeRetry, [], "the server did not answer: nothing is credited yet")
+        let kept = await world.store.unfinishedTransactions()
+        XCTAssertEqual(kept.count, 1, "the paid transaction stays unfinished until it is credited")
+
+        for _ in 0..<3 {
+            world.clock.advance(by: 3_600)
+            await engine.retryPendingDeliveries()
+            await engine.waitUntilIdle()
+        }
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"], "applied once, however many times it was asked")
+        let balance = try await engine.consumableBalance(user: "alice")
+        XCTAssertEqual(balance, [Catalog.coins: 1])
+        let left = await world.store.unfinishedTransactions()
+        XCTAssertEqual(left, [])
+    }
+
+    /// The store charges the one payment it reported failed or cancelled.
+    private func chargeTheLatePayment(_ world: World, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let late = await world.store.pendingLatePayments()
+        XCTAssertEqual(late.count, 1, "one payment the store will still charge", file: file, line: line)
+        let payment = try XCTUnwrap(late.first, file: file, line: line)
+        try await world.store.completeLatePayment(id: payment.id)
+    }
+}
