@@ -88,8 +88,8 @@ struct Tour {
         heading("A non-consumable", "Premium, kept forever and restorable.")
         try await buy(Self.premium, in: world)
 
-        heading("A failed payment", "The store refuses the payment (the network dropped). Nothing is charged; the transaction is finished at once.")
-        await world.store.scriptNextPurchase(.fail(.networkError))
+        heading("A failed payment", "The store refuses the payment (this account may not buy). Nothing is charged; the transaction is finished at once.")
+        await world.store.scriptNextPurchase(.fail(.paymentNotAllowed))
         try await buy(Self.coins, in: world)
 
         heading("A verifier outage", "The server answers 503 three times. The paid order is kept, the transaction stays unfinished, "

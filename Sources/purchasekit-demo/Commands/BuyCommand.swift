@@ -74,7 +74,7 @@ extension DemoWorld {
     func script(_ scenario: String) async throws {
         switch scenario {
         case "cancel": await store.scriptNextPurchase(.userCancel)
-        case "fail": await store.scriptNextPurchase(.fail(.networkError))
+        case "fail": await store.scriptNextPurchase(.fail(.paymentNotAllowed))
         case "ask-to-buy": await store.scriptNextPurchase(.askToBuy)
         case "lose-token": await store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
         case "verifier-down": await server.failNext(1, with: .serverError(statusCode: 503))
