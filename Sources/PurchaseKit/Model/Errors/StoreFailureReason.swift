@@ -55,7 +55,9 @@ public enum StoreFailureReason: String, Sendable, Hashable, Codable, CaseIterabl
         case .alreadyOwned: return "Check entitlements: if the earlier order is this user's, it is already delivered; otherwise the purchase belongs to another user of this store account."
         case .invalidOffer: return "Nothing was charged. Check the offer id and have the server sign a fresh offer."
         case .ineligibleForOffer: return "Nothing was charged. Offer the product without the offer."
-        case .unknown: return "Let the user try again later."
+        case .unknown:
+            return "Let the user try again later. Should the store charge the payment after all, it is credited to this order "
+                + "when the store reports it."
         }
     }
 }
