@@ -98,7 +98,8 @@ extension PurchaseEngine {
     /// What launch owes one loaded order, if anything, as the machine decides it.
     private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
         guard let order = orders[orderID] else { return nil }
-        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow) {
+        switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow,
+                                  paymentsWaitUnmatched: !undeterminedTransactions.isEmpty) {
         case .drive(let event):
             return { engine in await engine.drive(orderID: orderID, event) }
         case .archive:

@@ -134,6 +134,11 @@ extension PurchaseEngine {
         let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
                                                    orders: candidates, currentUserID: fallbackUser,
                                                    storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
+        if case .undetermined = match {
+            undeterminedTransactions.insert(transaction.id)
+        } else if !undeterminedTransactions.isEmpty {
+            undeterminedTransactions.remove(transaction.id)
+        }
         switch match {
         case .undetermined:
             // Not finished: the store reports it again once the orders can be read.

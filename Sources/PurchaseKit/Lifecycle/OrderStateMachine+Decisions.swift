@@ -20,9 +20,19 @@ extension OrderStateMachine {
     }
 
     /// What launch owes `order` at `now`. A failed order whose payment
-    /// expired stays open while a late payment may still match it, that is
-    /// for `matchingWindow` seconds after its payment began.
-    public func launchWork(for order: Order, now: Date, matchingWindow: TimeInterval) -> LaunchWork {
+    /// expired stays open while a late payment may still match it: for
+    /// `matchingWindow` seconds after its payment began, and, whatever its
+    /// age, while `paymentsWaitUnmatched`.
+    ///
+    /// - Parameter paymentsWaitUnmatched: Paid transactions the store
+    ///   replayed wait unmatched, because the order store could not say
+    ///   which order holds them. A late charge is matched by its purchase
+    ///   date, not by when it reaches the app: one of them may be dated
+    ///   within this order's window, and archived, the order could no longer
+    ///   be found for it (a charge without its token would then go to
+    ///   whoever is logged in).
+    public func launchWork(for order: Order, now: Date, matchingWindow: TimeInterval,
+                           paymentsWaitUnmatched: Bool = false) -> LaunchWork {
         switch order.status {
         case .purchased, .needsAttention: return .drive(.deliveryDue)
         case .created: return .drive(.abandoned)
@@ -32,7 +42,7 @@ extension OrderStateMachine {
         default: break
         }
         let inMatchingWindow = order.isExpiredPayment
-            && now.timeIntervalSince(order.paymentBeganAt ?? order.createdAt) < matchingWindow
+            && (paymentsWaitUnmatched || now.timeIntervalSince(order.paymentBeganAt ?? order.createdAt) < matchingWindow)
         if order.status.isArchivable, order.transaction == nil || order.isFinished, !inMatchingWindow {
             return .archive
         }

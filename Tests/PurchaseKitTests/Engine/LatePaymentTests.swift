@@ -100,6 +100,59 @@ final class LatePaymentTests: XCTestCase {
         XCTAssertEqual(left, [])
     }
 
+    /// A payment whose token the store lost, charged while the order store
+    /// could not say which order held it: the charge waits with the store, the
+    /// order's payment expires, and the matching window passes on the
+    /// device's clock before a launch. The charge is dated within the window,
+    /// so the expired order stays open for it, and it is credited to its buyer
+    /// once the orders can be read, not to whoever is logged in by then.
+    func testALostTokenChargeThatWaitedUnmatchedPastTheWindowStillReachesItsBuyer() async throws {
+        let world = World()
+        let lookupsFail = Locked(true)
+        struct ReadFailure: Error {}
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            guard case .orderWithTransactionID = call, lookupsFail.withLock({ $0 }) else { return .proceed }
+            return .fail(ReadFailure())
+        }
+        var configuration = world.configuration(store: orders, storeTimeout: 60)
+        configuration.limits.paymentExpiry = 3600
+        let first = try await world.engine(configuration)
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
+        let call = Task { try await first.purchase(productID: Catalog.season, user: "alice") }
+        await orders.waitForCalls(.orderWithTransactionID)
+        world.clock.advance(by: 60)
+        guard case .pending(let order, .storeTimeout) = try await call.value else { return XCTFail("not answered at its timeout") }
+        let events = await first.events()
+        world.clock.advance(by: 3600)
+        for await event in events {
+            if case .orderChanged(let changed, from: .purchasing) = event, changed.id == order.id { break }
+        }
+        let expired = await world.orders.order(id: order.id)
+        XCTAssertEqual(expired?.status, .failed, "the payment expired")
+        let waiting = await world.store.unfinishedTransactions()
+        XCTAssertEqual(waiting.count, 1, "the charge waits with the store")
+
+        // Eight days later the app is launched again; the orders still cannot be read.
+        await first.shutdown()
+        world.clock.advance(by: 8 * 24 * 3600)
+        let relaunched = try await world.engine(configuration)
+        let stillOpen = await relaunched.openOrders(user: "alice")
+        XCTAssertEqual(stillOpen.map(\.id), [order.id], "the expired order stays open while a charge waits unmatched")
+
+        // Bob logs in; the orders can be read again.
+        lookupsFail.withLock { $0 = false }
+        await relaunched.setCurrentUser("bob")
+        await relaunched.retryPendingDeliveries()
+        await relaunched.waitUntilIdle()
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"], "the charge is the buyer's, not the logged-in user's")
+        XCTAssertEqual(credits.map(\.orderID), [order.id])
+        let bob = try await relaunched.entitlements(user: "bob")
+        XCTAssertEqual(bob, [])
+        let left = await world.store.unfinishedTransactions()
+        XCTAssertEqual(left, [])
+    }
+
     /// The store charges the one payment it reported failed or cancelled.
     private func chargeTheLatePayment(_ world: World, file: StaticString = #filePath, line: UInt = #line) async throws {
         let late = await world.store.pendingLatePayments()

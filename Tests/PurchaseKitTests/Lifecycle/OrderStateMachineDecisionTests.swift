@@ -56,6 +56,13 @@ final class OrderStateMachineDecisionTests: XCTestCase {
         XCTAssertTrue(expired.isExpiredPayment)
         XCTAssertEqual(launch(automatic, expired, after: 60), OrderStateMachine.LaunchWork.none, "a late payment may still match it")
         XCTAssertEqual(launch(automatic, expired, after: 3601), .archive)
+        // A charge the order store could not place may be this order's, dated within its window.
+        let waiting = automatic.launchWork(for: expired, now: t0.addingTimeInterval(30 * 24 * 3600), matchingWindow: 3600,
+                                           paymentsWaitUnmatched: true)
+        XCTAssertEqual(waiting, OrderStateMachine.LaunchWork.none, "kept open while paid transactions wait unmatched")
+        let failedByTheStore = automatic.launchWork(for: order(.failed), now: t0.addingTimeInterval(60), matchingWindow: 3600,
+                                                    paymentsWaitUnmatched: true)
+        XCTAssertEqual(failedByTheStore, .archive, "only an expired payment waits; one the store refused does not")
     }
 
     func testRetryTriggersAndWhoFinishes() {
