@@ -135,8 +135,13 @@ extension PurchaseEngine {
         } catch {
             log(.error, "An order could not be saved; it will be retried from the store's replay", [
                 "orderID": order.id, "status": order.status.rawValue, "error": "\(type(of: error))"])
+            // A payment that could not be recorded waits with the store.
+            if let transactionID = order.transactionID, previous.transactionID != transactionID {
+                unplacedTransactions.insert(transactionID)
+            }
             return false
         }
+        if !unplacedTransactions.isEmpty, let transactionID = order.transactionID { unplacedTransactions.remove(transactionID) }
         orders[order.id] = order
         if order.status != previous.status {
             log(.info, "Order moved", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])

@@ -99,7 +99,7 @@ extension PurchaseEngine {
     private func recoveryWork(for orderID: String) -> (@Sendable (PurchaseEngine) async -> Void)? {
         guard let order = orders[orderID] else { return nil }
         switch machine.launchWork(for: order, now: clock.now, matchingWindow: configuration.policies.reconciler.matchingWindow,
-                                  paymentsWaitUnmatched: !undeterminedTransactions.isEmpty) {
+                                  paymentsWaitUnmatched: !unplacedTransactions.isEmpty) {
         case .drive(let event):
             return { engine in await engine.drive(orderID: orderID, event) }
         case .archive:

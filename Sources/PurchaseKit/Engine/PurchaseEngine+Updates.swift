@@ -134,10 +134,10 @@ extension PurchaseEngine {
         let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
                                                    orders: candidates, currentUserID: fallbackUser,
                                                    storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
-        if case .undetermined = match {
-            undeterminedTransactions.insert(transaction.id)
-        } else if !undeterminedTransactions.isEmpty {
-            undeterminedTransactions.remove(transaction.id)
+        switch match {
+        case .undetermined: unplacedTransactions.insert(transaction.id)
+        case .duplicate: if !unplacedTransactions.isEmpty { unplacedTransactions.remove(transaction.id) }
+        default: break
         }
         switch match {
         case .undetermined:
@@ -223,8 +223,10 @@ extension PurchaseEngine {
             try await store.save(order)
         } catch {
             log(.error, "A paid transaction could not be saved; the store will replay it", ["transactionID": transaction.id, "error": "\(type(of: error))"])
+            unplacedTransactions.insert(transaction.id)
             return nil
         }
+        if !unplacedTransactions.isEmpty { unplacedTransactions.remove(transaction.id) }
         orders[orderID] = order
         emit(.orderChanged(order, from: nil))
         log(.info, "Order made from a store transaction", ["orderID": orderID, "source": source.rawValue, "transactionID": transaction.id])

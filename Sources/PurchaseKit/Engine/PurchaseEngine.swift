@@ -50,11 +50,12 @@ public actor PurchaseEngine {
     /// Saves of an order that failed in a row, for the backoff of the retries
     /// they schedule (see `PurchaseEngine+Drive.swift`); dropped at the next save that works.
     var failedSaveStreaks: [String: Int] = [:]
-    /// Paid transactions the store replayed that wait unmatched because the
-    /// order store could not say which order holds them
-    /// (``Reconciler/Match/undetermined``): while there are any, no expired
-    /// payment is archived, since one of them may be its late charge.
-    var undeterminedTransactions: Set<String> = []
+    /// Paid transactions the store holds that the engine could not place on
+    /// an order yet: the order store could not say which order holds them
+    /// (``Reconciler/Match/undetermined``), or the order's save failed. The
+    /// store replays them. While there are any, launch archives no expired
+    /// payment, since one of them may be its late charge.
+    var unplacedTransactions: Set<String> = []
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0

@@ -107,21 +107,48 @@ final class LatePaymentTests: XCTestCase {
     /// so the expired order stays open for it, and it is credited to its buyer
     /// once the orders can be read, not to whoever is logged in by then.
     func testALostTokenChargeThatWaitedUnmatchedPastTheWindowStillReachesItsBuyer() async throws {
+        try await expectTheBuyerCredited(whileTheOrderStore: .cannotSayWhichOrder)
+    }
+
+    /// The same when the charge found its order but the order's save failed,
+    /// at the first delivery and again at the launch's replay.
+    func testALostTokenChargeWhoseOrderCouldNotBeSavedPastTheWindowStillReachesItsBuyer() async throws {
+        try await expectTheBuyerCredited(whileTheOrderStore: .cannotSavePayments)
+    }
+
+    private enum StoreFault { case cannotSayWhichOrder, cannotSavePayments }
+
+    private func expectTheBuyerCredited(whileTheOrderStore fault: StoreFault) async throws {
         let world = World()
-        let lookupsFail = Locked(true)
-        struct ReadFailure: Error {}
+        let failing = Locked(true)
+        struct StorageFailure: Error {}
         let orders = InterceptingOrderStore(wrapping: world.orders) { call in
-            guard case .orderWithTransactionID = call, lookupsFail.withLock({ $0 }) else { return .proceed }
-            return .fail(ReadFailure())
+            guard failing.withLock({ $0 }) else { return .proceed }
+            switch (fault, call) {
+            case (.cannotSayWhichOrder, .orderWithTransactionID): return .fail(StorageFailure())
+            case (.cannotSavePayments, .save(let order)) where order.transactionID != nil: return .fail(StorageFailure())
+            default: return .proceed
+            }
         }
         var configuration = world.configuration(store: orders, storeTimeout: 60)
         configuration.limits.paymentExpiry = 3600
         let first = try await world.engine(configuration)
         await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
         let call = Task { try await first.purchase(productID: Catalog.season, user: "alice") }
-        await orders.waitForCalls(.orderWithTransactionID)
+        // The charge arrives, and the order store fails it.
+        await orders.waitForCalls { call in
+            switch call {
+            case .orderWithTransactionID: return fault == .cannotSayWhichOrder
+            case .save(let order): return fault == .cannotSavePayments && order.transactionID != nil
+            default: return false
+            }
+        }
         world.clock.advance(by: 60)
-        guard case .pending(let order, .storeTimeout) = try await call.value else { return XCTFail("not answered at its timeout") }
+        let answer = try await call.value
+        // Unplaced, the charge is no answer: the call hears its timeout. Placed
+        // but not saved, the call hears that the paid order's delivery is retried.
+        let expected: PurchaseResult.PendingReason = fault == .cannotSayWhichOrder ? .storeTimeout : .deliveryRetrying
+        guard case .pending(let order, expected) = answer else { return XCTFail("answered \(answer)") }
         let events = await first.events()
         world.clock.advance(by: 3600)
         for await event in events {
@@ -132,15 +159,15 @@ final class LatePaymentTests: XCTestCase {
         let waiting = await world.store.unfinishedTransactions()
         XCTAssertEqual(waiting.count, 1, "the charge waits with the store")
 
-        // Eight days later the app is launched again; the orders still cannot be read.
+        // Eight days later the app is launched again; the order store still fails.
         await first.shutdown()
         world.clock.advance(by: 8 * 24 * 3600)
         let relaunched = try await world.engine(configuration)
         let stillOpen = await relaunched.openOrders(user: "alice")
-        XCTAssertEqual(stillOpen.map(\.id), [order.id], "the expired order stays open while a charge waits unmatched")
+        XCTAssertEqual(stillOpen.map(\.id), [order.id], "the expired order stays open while a charge waits without an order")
 
-        // Bob logs in; the orders can be read again.
-        lookupsFail.withLock { $0 = false }
+        // Bob logs in; the order store works again.
+        failing.withLock { $0 = false }
         await relaunched.setCurrentUser("bob")
         await relaunched.retryPendingDeliveries()
         await relaunched.waitUntilIdle()
