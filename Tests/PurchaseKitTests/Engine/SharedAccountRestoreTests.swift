@@ -57,6 +57,36 @@ final class SharedAccountRestoreTests: XCTestCase {
         await shared.shutdown()
     }
 
+    /// Alice subscribed on her first device, and the store lost the
+    /// payment's token. On a second device Bob restores first and is refused.
+    /// The subscription then renews there, without a token: its earlier order
+    /// on that device is Bob's refused claim, which proves no ownership. The
+    /// renewal is flagged for the app, never credited to Bob.
+    func testARenewalNeverFollowsARefusedRestoreClaimToItsUser() async throws {
+        let world = World()
+        let firstDevice = try await world.engine()
+        await world.store.setLosesOrderToken(true)
+        _ = try await firstDevice.purchase(productID: Catalog.monthly, user: "alice")
+        await firstDevice.shutdown()
+
+        let shared = try await world.engine(world.configuration(store: InMemoryOrderStore()))
+        let bob = try await shared.restorePurchases(user: "bob")
+        XCTAssertEqual(bob.failures.map(\.error.code), [.verificationRejected])
+        await shared.setCurrentUser("bob")
+
+        world.clock.advance(by: 31 * 24 * 3600)
+        await world.store.processRenewals()
+        await shared.waitUntilIdle()
+
+        let credits = await world.server.allCredits
+        XCTAssertEqual(Set(credits.map(\.userID)), ["alice"], "every renewal of Alice's subscription is hers: \(credits)")
+        let bobHas = try await shared.entitlements(user: "bob")
+        XCTAssertEqual(bobHas, [])
+        let flagged = await shared.openOrders().filter { $0.status == .needsAttention }
+        XCTAssertEqual(flagged.map(\.userID), [""], "the renewal waits for the app to assign it")
+        await shared.shutdown()
+    }
+
     private struct UnreadableDisk: Error {}
 
     /// A restore that delivered its purchase reports it delivered even when
