@@ -102,6 +102,31 @@ final class ConsumableSpendTests: XCTestCase {
         }
     }
 
+    /// An order store that suspends while it reads (a database on a thread
+    /// of its own) lets the engine take another call meanwhile: the spends of
+    /// one user must still run one at a time, each seeing the one before it.
+    func testConcurrentSpendsOnAStoreThatSuspendsWhileItReadsNeverSpendAUnitTwice() async throws {
+        for round in 0..<5 {
+            let world = World(seed: UInt64(round + 1))
+            let suspending = InterceptingOrderStore(wrapping: world.orders) { call in
+                if call.name == .spends || call.name == .orders { await Task.yield() }
+                return .proceed
+            }
+            let engine = try await engineWithCoins(world, units: 5, store: suspending)
+            let successes = await withTaskGroup(of: Int.self) { group in
+                for id in ["left", "right"] {
+                    group.addTask { (try? await engine.spend(3, of: Catalog.coins, user: "alice", spendID: id)) == nil ? 0 : 1 }
+                }
+                return await group.reduce(0, +)
+            }
+            XCTAssertEqual(successes, 1, "round \(round): 5 units pay for one spend of 3")
+            let spends = try await engine.spends(user: "alice")
+            XCTAssertEqual(spends.map(\.balanceAfter), [2], "round \(round)")
+            let balance = try await engine.consumableBalance(user: "alice")
+            XCTAssertEqual(balance[Catalog.coins], 2, "round \(round)")
+        }
+    }
+
     func testManyConcurrentSpendsOfOneUnitSpendExactlyTheBalance() async throws {
         let world = World()
         let engine = try await engineWithCoins(world, units: 7)
