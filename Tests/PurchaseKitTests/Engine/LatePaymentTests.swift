@@ -180,6 +180,43 @@ final class LatePaymentTests: XCTestCase {
         XCTAssertEqual(left, [])
     }
 
+    /// The late charge's order is archived, and the order store cannot look
+    /// it up by the charge's token when the charge comes: "could not read" is
+    /// no "no such order". The charge waits with the store, unfinished and
+    /// never flagged as nobody's, and goes to its buyer once the order store reads again.
+    func testALateChargeWhoseOrderCannotBeLookedUpByTokenWaitsForItsOrder() async throws {
+        let world = World()
+        let unreadable = Locked(false)
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            call.name == .orderWithToken && unreadable.withLock({ $0 }) ? .fail(POSIXError(.EIO)) : .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        await world.store.scriptNextPurchase(.cancelsThenPays)
+        let result = try await engine.purchase(productID: Catalog.pro, user: "alice")
+        guard case .userCancelled(let cancelled) = result else { return XCTFail("\(result)") }
+        await engine.waitUntilIdle()
+
+        await engine.setCurrentUser("bob")
+        unreadable.withLock { $0 = true }
+        try await chargeTheLatePayment(world)
+        await engine.waitUntilIdle()
+        let flagged = await engine.openOrders().filter { $0.userID.isEmpty }
+        XCTAssertEqual(flagged, [], "its order is known; it was only not read")
+        let waiting = await world.store.unfinishedTransactions()
+        XCTAssertEqual(waiting.count, 1, "the charge waits with the store")
+
+        unreadable.withLock { $0 = false }
+        await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"])
+        XCTAssertEqual(credits.map(\.orderID), [cancelled.id])
+        let alice = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(alice.map(\.productID), [Catalog.pro])
+        let left = await world.store.unfinishedTransactions()
+        XCTAssertEqual(left, [])
+    }
+
     /// The store charges the one payment it reported failed or cancelled.
     private func chargeTheLatePayment(_ world: World, file: StaticString = #filePath, line: UInt = #line) async throws {
         let late = await world.store.pendingLatePayments()
