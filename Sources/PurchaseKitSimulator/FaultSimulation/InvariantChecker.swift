@@ -77,6 +77,23 @@ struct InvariantChecker {
         }
     }
 
+    /// What a restore answered against the ledger: every order it reports
+    /// delivered or owed is the restoring user's, and each delivered one is
+    /// credited to that user. A purchase of another user on the same store
+    /// account is that user's, however the restore found it.
+    func checkRestore(_ result: RestoreResult, credits: [Credit], into verdict: inout Verdict) {
+        let user = result.userID
+        for order in result.delivered + result.owed where order.userID != user {
+            verdict.count(\.entitlementViolations, "restore for \(user) reported order \(order.id) of \(order.userID) as \(order.status.rawValue)")
+        }
+        for order in result.delivered where order.userID == user {
+            let credited = order.transactionID.flatMap { id in credits.first { $0.transactionID == id } }
+            if credited?.userID != user {
+                verdict.count(\.entitlementViolations, "restore for \(user) reported order \(order.id) delivered but it is not credited to \(user)")
+            }
+        }
+    }
+
     /// Rules for the end of a run, after the faults stopped and the clock ran
     /// on: every paid transaction credited exactly once and finished; what the
     /// engine reports as owned matches the ledger; nothing secret was logged.

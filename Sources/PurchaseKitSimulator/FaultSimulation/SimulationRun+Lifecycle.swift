@@ -119,10 +119,17 @@ extension SimulationRun {
         guard await mayRestore(user) else { return "restore skipped: the account's purchases belong to other users" }
         world.plan.record("restore")
         let armed = maybeArmCrash(within: 1...8)
-        let outcome = (try? await app.engine.restorePurchases(user: user)) == nil ? "failed" : "done"
+        let restored = try? await app.engine.restorePurchases(user: user)
         await app.settle()
         disarmCrash()
+        if let restored { await check(restored) }
+        let outcome = restored == nil ? "failed" : "done"
         return "restore for \(user): \(outcome)\(armed)"
+    }
+
+    /// Checks what a restore answered (``InvariantChecker/checkRestore(_:credits:into:)``).
+    private func check(_ restored: RestoreResult) async {
+        checker.checkRestore(restored, credits: await world.server.allCredits, into: &verdict)
     }
 
     /// The app is installed on a new device: no saved orders; the store
@@ -146,8 +153,9 @@ extension SimulationRun {
         reinstalled = true
         var text = "new device"
         if let user = currentUser, await mayRestore(user) {
-            _ = try? await app.engine.restorePurchases(user: user)
+            let restored = try? await app.engine.restorePurchases(user: user)
             await app.settle()
+            if let restored { await check(restored) }
             text += ", \(user) restores"
         }
         return text
