@@ -18,6 +18,9 @@ import Foundation
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
+///    None, while an order of another user than the current one waits for a
+///    payment of the product at any time (the order's times are the phone's
+///    clock, which can be off the store's by any amount): never guessed.
 ///    Not for a purchase the store started, which never carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for that purchase's user; flagged for the app to
@@ -141,6 +144,16 @@ public struct Reconciler: Sendable {
                 let users = Set(candidates.map(\.userID))
                 return .ambiguous(candidateOrderIDs: candidates.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
             }
+            // None fits in time, but another user's order of the product waits
+            // for a payment: its times are the phone's clock, which the user can
+            // set off the store's by an hour or a year. Then the payment may well
+            // be that order's: never the logged-in user's by default.
+            if kind != .restored, let currentUserID, !currentUserID.isEmpty {
+                let waiting = orders.filter { waitsForPayment($0, of: transaction) }
+                if waiting.contains(where: { $0.userID != currentUserID }) {
+                    return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
+                }
+            }
         }
         // A renewal follows the subscription's earlier order, unless the server
         // rejected that one (it belongs to someone else, as a restore on a
@@ -187,15 +200,20 @@ public struct Reconciler: Sendable {
     }
 
     private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
-        guard order.transaction == nil, order.productID == transaction.productID else { return false }
-        switch order.status {
-        case .created, .purchasing, .deferred: break
-        case .failed where order.isExpiredPayment: break
-        default: return false
-        }
+        guard waitsForPayment(order, of: transaction) else { return false }
         let began = order.paymentBeganAt ?? order.createdAt
         return began <= transaction.purchaseDate.addingTimeInterval(clockTolerance)
             && transaction.purchaseDate <= began.addingTimeInterval(matchingWindow)
+    }
+
+    /// Whether `order` still waits for a payment of the transaction's product, whenever it began.
+    private func waitsForPayment(_ order: Order, of transaction: StoreTransaction) -> Bool {
+        guard order.transaction == nil, order.productID == transaction.productID else { return false }
+        switch order.status {
+        case .created, .purchasing, .deferred: return true
+        case .failed: return order.isExpiredPayment
+        default: return false
+        }
     }
 }
 

@@ -71,6 +71,15 @@ final class ReconcilerTests: XCTestCase {
         // Began too long before: outside the window.
         XCTAssertEqual(reconciler.match(transaction(at: 7200), orders: [order("a")], currentUserID: nil),
                        .ambiguous(candidateOrderIDs: [], userID: nil))
+        // Outside the window, an order of another user waiting for a payment
+        // (the phone's clock may be off by any amount): never the logged-in user's.
+        XCTAssertEqual(reconciler.match(transaction(at: 10), orders: late, currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: ["a"], userID: nil))
+        XCTAssertEqual(reconciler.match(transaction(at: 7200), orders: [order("a")], currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: ["a"], userID: nil))
+        // Only the logged-in user's own orders wait: the payment is theirs either way.
+        XCTAssertEqual(reconciler.match(transaction(at: 7200), orders: [order("a")], currentUserID: "u1"),
+                       .newOrder(userID: "u1", source: .otherDevice))
     }
 
     func testRenewalKeepsTheUserOfTheFirstPurchase() {
