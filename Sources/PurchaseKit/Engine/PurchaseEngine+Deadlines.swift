@@ -52,10 +52,13 @@ extension PurchaseEngine {
 
     /// Makes sure a sleeper wakes at the earliest deadline or before it. A
     /// sleeper that would wake too late is replaced; an early one is kept
-    /// (it finds nothing due and sleeps again).
+    /// (it finds nothing due and sleeps again). One whose wake the clock has
+    /// passed is replaced too: the wall clock was set forward past it, and it
+    /// sleeps the time it measured when it began, so it could wake hours
+    /// after a timeout set now.
     private func armSleeper() {
         guard let next = deadlines.earliest else { return }
-        if let sleeper, sleeper.wake <= next { return }
+        if let sleeper, sleeper.wake <= next, sleeper.wake > clock.now { return }
         sleeper?.task.cancel()
         sleeperSerial += 1
         let serial = sleeperSerial
