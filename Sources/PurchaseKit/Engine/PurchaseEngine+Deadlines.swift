@@ -30,6 +30,8 @@ extension PurchaseEngine {
     func setDeadline(_ deadline: Date?, _ job: @escaping DeadlineJob) -> UInt64 {
         // After shutdown nothing is scheduled: id 0 names no timer.
         guard !isShutDown else { return 0 }
+        // Before the new deadline, read on the clock as it is now, joins them.
+        followClockSetBack()
         let id = deadlines.add(deadline, job)
         if deadline != nil { armSleeper() }
         return id
@@ -74,8 +76,25 @@ extension PurchaseEngine {
     private func deadlinesReached(serial: UInt64) {
         guard sleeper?.serial == serial else { return }
         sleeper = nil
+        followClockSetBack()
         for job in deadlines.takeDue(at: clock.now) { job(self, .due) }
         armSleeper()
+    }
+
+    /// Moves the timers back with a clock that was set back since they last
+    /// read it. Their deadlines count time that passes (a store timeout, a
+    /// retry's delay): left where they were, a clock set back a year would
+    /// hold a purchase call waiting for its store timeout for a year. The
+    /// time that passed between the two readings is not known, so a timer
+    /// may run late by as much, never by more than its own duration.
+    private func followClockSetBack() {
+        let now = clock.now
+        defer { timersReadClockAt = now }
+        guard let last = timersReadClockAt, now < last else { return }
+        deadlines.shift(by: now.timeIntervalSince(last))
+        // Asleep for an interval measured on the clock before, it would wake late.
+        sleeper?.task.cancel()
+        sleeper = nil
     }
 
     /// The sleeper, when a timer is due now: ``waitUntilIdle()`` waits for it

@@ -59,6 +59,9 @@ public actor PurchaseEngine {
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0
+    /// The latest time the timers read on the clock: a reading earlier than
+    /// it means the clock was set back (see `PurchaseEngine+Deadlines.swift`).
+    var timersReadClockAt: Date?
     var loadProblems: [PurchaseKitError] = []
     var counters = Diagnostics()
     /// What the store reports to; it forwards to this engine.

@@ -23,6 +23,21 @@ final class DeadlineScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.count, 1)
     }
 
+    func testShiftedTimersKeepTheirOrderAndTheTimeLeft() {
+        var schedule = DeadlineSchedule<String>()
+        _ = schedule.add(start.addingTimeInterval(20), "b")
+        let cancelled = schedule.add(start.addingTimeInterval(5), "cancelled")
+        _ = schedule.add(start.addingTimeInterval(10), "a")
+        _ = schedule.add(nil, "at shutdown")
+        schedule.cancel(cancelled)
+        let yearBack = -365 * 24 * 3600.0
+        schedule.shift(by: yearBack)
+        XCTAssertEqual(schedule.earliest, start.addingTimeInterval(yearBack + 10))
+        XCTAssertEqual(schedule.takeDue(at: start.addingTimeInterval(yearBack + 15)), ["a"])
+        XCTAssertEqual(schedule.takeDue(at: start.addingTimeInterval(yearBack + 20)), ["b"])
+        XCTAssertEqual(schedule.takeAll(), ["at shutdown"])
+    }
+
     func testACancelledJobNeverComesDueAndIsNotTheEarliest() {
         var schedule = DeadlineSchedule<String>()
         let first = schedule.add(start.addingTimeInterval(1), "first")

@@ -54,6 +54,12 @@ struct DeadlineSchedule<Job> {
         dropCancelledTop()
     }
 
+    /// Moves every deadline by `interval` seconds, keeping their order.
+    mutating func shift(by interval: TimeInterval) {
+        heap = heap.map { Key(deadline: $0.deadline.addingTimeInterval(interval), id: $0.id) }
+        jobs = jobs.mapValues { ($0.deadline?.addingTimeInterval(interval), $0.job) }
+    }
+
     /// The earliest deadline of a timer still set.
     var earliest: Date? { heap.first?.deadline }
 
