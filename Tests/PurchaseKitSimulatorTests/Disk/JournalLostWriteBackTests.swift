@@ -130,4 +130,77 @@ final class JournalLostWriteBackTests: XCTestCase {
         let spends = try await spendsAfterPowerCut(store, on: disk)
         XCTAssertEqual(spends, [kept, failed], "the retried spend was returned as recorded, then lost")
     }
+
+    /// A `completed` save returns before its flush. Another order's flush
+    /// that fails after it must not make the reload forget it: the archive
+    /// that follows would move the older, `delivered` version to the archive,
+    /// a version the app never archived and that no launch finishes again.
+    func testACompletedSaveWrittenBeforeAFailedFlushOutlivesTheReload() async throws {
+        try await assertACompletedSaveOutlivesTheReload(snapshotFails: false)
+    }
+
+    /// The same when the reload cannot put its fresh snapshot in place: the
+    /// completed save goes to the new journal again, ahead of what follows.
+    func testACompletedSaveOutlivesAReloadWhoseSnapshotFails() async throws {
+        try await assertACompletedSaveOutlivesTheReload(snapshotFails: true)
+    }
+
+    private func assertACompletedSaveOutlivesTheReload(snapshotFails: Bool, file: StaticString = #filePath,
+                                                       line: UInt = #line) async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        let delivered = TestOrders.version(1, of: "order-a", status: .delivered)
+        let completed = TestOrders.version(2, of: "order-a", status: .completed)
+        try await store.save(delivered)
+        try await store.save(completed)
+        await store.waitUntilWritten()
+        writeBack.arm()
+        writeBack.failsRenames = snapshotFails
+        await assertThrows(.persistenceWriteFailed) { try await store.save(TestOrders.version(1, of: "order-b", user: "user-2")) }
+
+        let afterReload = try await store.order(id: "order-a")
+        XCTAssertEqual(afterReload, completed, "the reload forgot the completed save it had acknowledged", file: file, line: line)
+        try await store.archive(orderID: "order-a")
+        // A durable save after the archive makes it durable too.
+        let retried = TestOrders.version(2, of: "order-b", user: "user-2")
+        try await store.save(retried)
+        writeBack.failsRenames = false
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let archived = try await reopened.archivedOrders()
+        XCTAssertEqual(archived, [completed], "the archive moved a version that was never archived", file: file, line: line)
+        let open = try await reopened.loadOpenOrders()
+        XCTAssertEqual(open.orders, [retried], file: file, line: line)
+        await reopened.close()
+    }
+
+    /// The same for changes still queued, not yet written, when the flush
+    /// before them fails: the store's thread drops them, acknowledged.
+    func testAnArchiveQueuedBehindAFailedFlushOutlivesTheReload() async throws {
+        let disk = try CrashSite.disk()
+        let gate = FlushGate(), writeBack = WriteBackFailure()
+        let store = try JournalProcess.openStore(SabotagedFileSystem(disk: disk, skipped: nil, gate: gate, writeBack: writeBack))
+        _ = try await store.loadOpenOrders()
+        let completed = TestOrders.version(2, of: "order-a", status: .completed)
+        try await store.save(TestOrders.version(1, of: "order-a", status: .delivered))
+        try await store.save(completed)
+        // Another order still in progress: its save goes to the store's thread.
+        try await store.save(TestOrders.version(1, of: "order-c"))
+        gate.arm()
+        writeBack.arm()
+        async let failing: Void = store.save(TestOrders.version(1, of: "order-b", user: "user-2"))
+        await gate.waitUntilHolding()
+        try await store.archive(orderID: "order-a")
+        gate.release()
+        do {
+            try await failing
+            XCTFail("the flush did not fail")
+        } catch {}
+
+        let afterReload = try await store.archivedOrders()
+        XCTAssertEqual(afterReload, [completed], "the reload forgot the archive it had acknowledged")
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let archived = try await reopened.archivedOrders()
+        XCTAssertEqual(archived, [completed])
+        await reopened.close()
+    }
 }

@@ -21,6 +21,12 @@ struct JournalLoader {
         var needsSnapshot = false
         /// `FileOrderStore` folders with entries are in the directory: import them.
         var hasLegacyFiles = false
+        /// How many bytes of records lost to a failure since the last reload
+        /// this load read (see ``JournalWriter/Context/dropped``).
+        var droppedBytes = 0
+        /// The records among them this load did again (see ``JournalRedo``):
+        /// not on disk until a snapshot or the journal holds them again.
+        var redo: [UInt8] = []
     }
 
     /// Launches that each left a journal file before a snapshot is written at the next one.
@@ -84,6 +90,7 @@ struct JournalLoader {
         flush(live.map(JournalFiles.journalName), &outcome)
         if !obsolete.isEmpty { deleteObsolete(obsolete, &outcome) }
         outcome.hasLegacyFiles = LegacyFolders(root: root, fileSystem: fileSystem).holdFiles()
+        redo(context.dropped, &outcome)
         context.reset(nextGeneration: outcome.nextGeneration)
         return outcome
     }
@@ -164,6 +171,17 @@ struct JournalLoader {
         return replay.endOfRecords
     }
 
+    /// Does again, after everything the files hold, the records lost to a
+    /// failure whose calls returned before their flush (see ``JournalRedo``).
+    private func redo(_ dropped: Data, _ outcome: inout Outcome) {
+        outcome.droppedBytes = dropped.count
+        outcome.redo = JournalRedo.records(in: dropped, maximumRecordSize: configuration.maximumRecordSize)
+        guard !outcome.redo.isEmpty else { return }
+        var replay = JournalReplay(label: "redo", kind: .journal, maximumRecordSize: configuration.maximumRecordSize)
+        outcome.redo.withUnsafeBytes { replay.apply($0, to: &outcome.index) }
+        outcome.needsSnapshot = true
+    }
+
     /// Sets aside what this process wrote to a journal file after its last
     /// flush, before a write or flush failed (see ``JournalWriter/UnconfirmedTail``):
     /// the records are copied to the quarantine folder and not counted, and
@@ -178,7 +196,7 @@ struct JournalLoader {
         outcome.problems.append(quarantine.keep(Data(records), from: name, offset: offset, damage: PurchaseKitError(
             .persistenceWriteFailed,
             "The last \(records.count) bytes written to 'journal/\(name)' were never confirmed on disk (a write or flush failed), so they were not read back.",
-            advice: "The calls that wrote them failed, or wrote changes a launch redoes; retry the failed ones.")))
+            advice: "The calls that wrote them failed; retry them. The changes acknowledged before their flush among them were kept.")))
     }
 
     private func log(_ level: PurchaseLogLevel, _ message: String, _ metadata: [String: String]) {

@@ -21,6 +21,7 @@ extension JournalOrderStore {
         }
         var snapshotBytes = outcome.snapshotBytes
         var journalBytes = outcome.journalBytes
+        var redo = outcome.redo
         if outcome.needsSnapshot || compacted > 0 || !importedFiles.files.isEmpty {
             let written = await writeSnapshot(outcome.index, generation: outcome.nextGeneration,
                                               extraFiles: importedFiles.files, extraFolders: importedFiles.folders)
@@ -28,6 +29,7 @@ extension JournalOrderStore {
             case .success(let size):
                 snapshotBytes = size
                 journalBytes = 0
+                redo = []
             case .failure(let error):
                 // The old files still hold everything; the next launch tries again.
                 outcome.problems.append(.writeFailed(error, "A fresh snapshot of the order journal could not be written",
@@ -38,6 +40,13 @@ extension JournalOrderStore {
         outcome.index.unreadOrderFiles = importedFiles.unreadOrderFiles
         let loaded = outcome
         state.withLock { s in
+            // Before any later record: what was lost is read once, and what is
+            // done again goes first to the new journal, unless the snapshot holds it.
+            if loaded.droppedBytes > 0 { writer.run { $0.dropped.removeFirst(min(loaded.droppedBytes, $0.dropped.count)) } }
+            if !redo.isEmpty {
+                writer.append(redo, needsFlush: false, waiter: nil)
+                journalBytes += redo.count
+            }
             s.index = loaded.index
             s.unreportedProblems += loaded.problems
             s.generation = loaded.nextGeneration

@@ -60,7 +60,10 @@ import Foundation
 /// without writing them, so a record whose flush failed could otherwise pass
 /// for a durable one. What was written after that flush is copied to the
 /// quarantine folder and reported as a ``PurchaseKitError/Code/persistenceWriteFailed``
-/// problem, and a fresh snapshot replaces the file.
+/// problem, and a fresh snapshot replaces the file. The changes acknowledged
+/// before their flush that the failure lost (written after that flush, or not
+/// written at all) are done again: their calls returned, and the next change
+/// may build on them.
 ///
 /// **Retention** is ``FileOrderStore``'s: an archived order is kept whole for
 /// ``Configuration/archiveRetention`` after its last change, then compacted —

@@ -22,10 +22,19 @@ extension JournalWriter {
         /// those bytes out; a journal file's name is never used again, so an
         /// entry whose file a snapshot replaced is harmless.
         private(set) var unconfirmed: [UnconfirmedTail] = []
+        /// The records written to the journal since its last flush: those
+        /// acknowledged before their flush among them are not durable yet.
+        var unflushed = Data()
+        /// The records lost to the failure since the last reload: written
+        /// after the last good flush (see ``unconfirmed``), or never written.
+        /// Those acknowledged before their flush (see ``JournalRedo``) were
+        /// acknowledged all the same: the reload does them again.
+        var dropped = Data()
 
         /// Closes the journal; the next record starts the file of `nextGeneration`.
         mutating func reset(nextGeneration: UInt64) {
             closeJournal()
+            unflushed = Data()
             self.nextGeneration = nextGeneration
             failure = nil
             queue.withLock { $0.hasFailed = false }
@@ -61,6 +70,7 @@ extension JournalWriter {
                 open.entryIsDurable = true
                 journal = open
             }
+            unflushed.removeAll(keepingCapacity: true)
         }
 
         /// Closes the journal file, if one is open. A close error changes
@@ -72,6 +82,8 @@ extension JournalWriter {
 
         mutating func fail(_ error: FileSystemError) {
             failure = error
+            dropped.append(unflushed)
+            unflushed = Data()
             if let journal {
                 // No record of a file whose entry never became durable was confirmed.
                 unconfirmed.append(UnconfirmedTail(path: journal.path, confirmedSize: journal.entryIsDurable ? journal.flushedSize : 0))

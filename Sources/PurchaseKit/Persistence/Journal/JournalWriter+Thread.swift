@@ -98,6 +98,7 @@ extension JournalWriter {
     @discardableResult
     static func write(_ batch: Batch, _ context: inout Context) -> PurchaseKitError? {
         if let failure = context.failure {
+            context.dropped.append(batch.bytes)
             let error = Self.writeError(failure)
             for waiter in batch.waiters { waiter.resume(throwing: error) }
             return error
@@ -105,6 +106,8 @@ extension JournalWriter {
         let fileSystem = context.fileSystem
         do throws(FileSystemError) {
             if !batch.bytes.isEmpty {
+                // Noted first: a failure from here on loses them.
+                context.unflushed.append(batch.bytes)
                 var bytes = batch.bytes
                 if context.journal == nil { bytes = try openJournal(&context) + bytes }
                 guard var journal = context.journal else { return nil }
