@@ -22,6 +22,9 @@ struct JournalIndex: Sendable {
         var token: String?
         var transactionID: String?
         var updatedAt: Date
+        /// When the order was last put, counted in puts: the transaction id
+        /// and token it holds are its own since then (see ``putSequence``).
+        var sequence: UInt64 = 0
     }
 
     private(set) var entries: [String: Entry] = [:]
@@ -53,6 +56,11 @@ struct JournalIndex: Sendable {
     /// an import of ``FileOrderStore`` files skips them, so a copy left behind
     /// by a failed or unflushed deletion cannot bring a removed order back.
     private(set) var removedIDs: Set<String> = []
+    /// The puts so far. Each put links the order's transaction id and token
+    /// to it, taking them from any other order that holds them too, so a
+    /// link belongs to the holder put last: a snapshot puts the orders in
+    /// this order, and a launch links them as they were.
+    private var putSequence: UInt64 = 0
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
     mutating func reserveCapacity(_ count: Int) {
@@ -97,8 +105,9 @@ struct JournalIndex: Sendable {
 
     /// Makes `order` the open version of its id, replacing whatever was known about it.
     mutating func putOpen(_ order: consuming Order) {
+        putSequence += 1
         let entry = Entry(place: .open, userID: order.userID, token: order.token,
-                          transactionID: order.transactionID, updatedAt: order.updatedAt)
+                          transactionID: order.transactionID, updatedAt: order.updatedAt, sequence: putSequence)
         // One lookup for the usual case, a new id (every order a launch reads).
         if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(order.id) }
@@ -108,8 +117,9 @@ struct JournalIndex: Sendable {
 
     /// Records an archived or compacted order from its binary form.
     mutating func putStored(_ keys: OrderBinaryCoding.Keys, bytes: Data, place: Place) {
+        putSequence += 1
         let entry = Entry(place: place, userID: keys.userID, token: keys.token,
-                          transactionID: keys.transactionID, updatedAt: keys.updatedAt)
+                          transactionID: keys.transactionID, updatedAt: keys.updatedAt, sequence: putSequence)
         if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(keys.id) }
         stored[keys.id] = bytes

@@ -25,8 +25,13 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
     /// to reload (after a failed write) since the snapshot began.
     var isCurrent: @Sendable () -> Bool = { true }
 
-    private var open: [Order] = []
-    private var stored: [(id: String, place: JournalIndex.Place, bytes: Data)] = []
+    /// An order to write: open (whole), or archived or compacted (its binary form).
+    private enum Put {
+        case open(Order)
+        case stored(place: JournalIndex.Place, bytes: Data)
+    }
+
+    private var puts: [Put] = []
     private var position = 0
     private var file: (descriptor: Int32, path: String)?
     private var size = 0
@@ -68,25 +73,20 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
         let fileSystem = context.fileSystem
         var out = ByteWriter(capacity: Self.stepSize + 4096)
         if file == nil {
-            // Open orders oldest first, so that a launch reads them in the order it reports them.
-            open = JournalIndex.inCreationOrder(Array(index.openOrders.values))
-            stored = index.stored.compactMap { id, bytes in index.entry(for: id).map { (id, $0.place, bytes) } }
-                .sorted { $0.id < $1.id }
+            puts = Self.inPutOrder(index)
             let path = context.folder + "/" + FileNameCoding.temporaryName()
             file = (try fileSystem.createFile(atPath: path, mode: JournalFiles.fileMode), path)
-            JournalRecord.header(.snapshot, generation: generation, orders: UInt64(open.count + stored.count), into: &out)
+            JournalRecord.header(.snapshot, generation: generation, orders: UInt64(puts.count), into: &out)
             // The removed ids first: a snapshot that loses its tail (reported) keeps them,
             // so that an import in the same launch cannot bring a removed order back.
             for id in index.removedIDs.sorted() { JournalRecord.remove(id: id, into: &out) }
         }
         guard let file else { return true }
-        let total = open.count + stored.count
+        let total = puts.count
         while position < total, out.bytes.count < Self.stepSize {
-            if position < open.count {
-                JournalRecord.put(open[position], place: .open, into: &out)
-            } else {
-                let entry = stored[position - open.count]
-                JournalRecord.put(encoded: entry.bytes, place: entry.place, into: &out)
+            switch puts[position] {
+            case .open(let order): JournalRecord.put(order, place: .open, into: &out)
+            case .stored(let place, let bytes): JournalRecord.put(encoded: bytes, place: place, into: &out)
             }
             position += 1
         }
@@ -112,6 +112,23 @@ struct SnapshotWrite: JournalWriter.BackgroundWork {
         deleteReplacedFiles(context)
         completion(.success(size))
         return true
+    }
+
+    /// Every order, in the order the index last put them: a launch that puts
+    /// them in this order links each transaction id and token to the order
+    /// the index links it to, also when two orders hold it (see ``JournalIndex/Entry/sequence``).
+    private static func inPutOrder(_ index: JournalIndex) -> [Put] {
+        var keyed: [(sequence: UInt64, put: Put)] = []
+        keyed.reserveCapacity(index.openOrders.count + index.stored.count)
+        for (id, order) in index.openOrders {
+            keyed.append((index.entry(for: id)?.sequence ?? 0, .open(order)))
+        }
+        for (id, bytes) in index.stored {
+            guard let entry = index.entry(for: id) else { continue }
+            keyed.append((entry.sequence, .stored(place: entry.place, bytes: bytes)))
+        }
+        keyed.sort { $0.sequence < $1.sequence }
+        return keyed.map(\.put)
     }
 
     /// Deletes what the snapshot replaces. A failure loses nothing: the files
