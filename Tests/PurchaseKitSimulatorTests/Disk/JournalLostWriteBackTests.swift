@@ -203,4 +203,37 @@ final class JournalLostWriteBackTests: XCTestCase {
         XCTAssertEqual(archived, [completed])
         await reopened.close()
     }
+
+    /// A launch flushes the journal the previous process left, whose last
+    /// changes (a `completed` save) may be in the page cache only. When that
+    /// flush fails, the launch must not build on them regardless: an archive
+    /// made durable by a later save would outlive the `completed` save and
+    /// archive the `delivered` version after a power cut.
+    func testALaunchWhoseFlushOfThePreviousJournalFailsDoesNotBuildOnItsUnflushedChanges() async throws {
+        let disk = try CrashSite.disk()
+        let previous = try JournalProcess.openStore(disk)
+        _ = try await previous.loadOpenOrders()
+        let completed = TestOrders.version(2, of: "order-a", status: .completed)
+        try await previous.save(TestOrders.version(1, of: "order-a", status: .delivered))
+        try await previous.save(completed)
+        await previous.waitUntilWritten()
+        await previous.abandon()
+
+        var fileSystem = SabotagedFileSystem(disk: disk, skipped: nil)
+        fileSystem.readFlushFails = true
+        let store = try JournalProcess.openStore(fileSystem)
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders, [completed])
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceWriteFailed], "\(report.problems)")
+        try await store.archive(orderID: "order-a")
+        let other = TestOrders.version(1, of: "order-b", user: "user-2")
+        try await store.save(other)
+
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let archived = try await reopened.archivedOrders()
+        let open = try await reopened.loadOpenOrders()
+        XCTAssertEqual(archived, [completed], "the archive moved a version that was never archived")
+        XCTAssertEqual(open.orders, [other])
+        await reopened.close()
+    }
 }

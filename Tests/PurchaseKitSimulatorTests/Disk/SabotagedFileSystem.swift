@@ -8,12 +8,14 @@ import PurchaseKitSimulator
 /// or `.read` (the flush of a file read back at launch); nil skips none.
 /// With a `gate`, a data flush may also be held until the test lets it go
 /// (see ``FlushGate``); with `writeBack`, one may fail as a lost write-back
-/// does (see ``WriteBackFailure``).
+/// does (see ``WriteBackFailure``); with `readFlushFails`, the flush of a
+/// file read back at launch fails with `EIO`, flushing nothing.
 struct SabotagedFileSystem: FileSystem {
     let disk: SimulatedDisk
     let skipped: FileSystemError.Operation?
     var gate: FlushGate?
     var writeBack: WriteBackFailure?
+    var readFlushFails = false
 
     func makeDirectory(atPath path: String, mode: UInt16) throws(FileSystemError) -> Bool {
         try disk.makeDirectory(atPath: path, mode: mode)
@@ -40,6 +42,7 @@ struct SabotagedFileSystem: FileSystem {
     }
     /// Skipped with `.synchronize`, or alone with `.read` (the flush of a file read back at launch).
     func synchronizeFile(atPath path: String) throws(FileSystemError) {
+        if readFlushFails { throw FileSystemError(.synchronize, errorNumber: EIO, path: path) }
         if try writeBack?.flushIsLost(path, failing: false) == true { return }
         if skipped != .synchronize, skipped != .read { try disk.synchronizeFile(atPath: path) }
     }

@@ -98,14 +98,18 @@ struct JournalLoader {
     /// Flushes the journals a previous process wrote: it may have died with
     /// records acknowledged before their flush still in the page cache, and
     /// a record this process makes durable must not outlive an earlier one.
+    /// When that fails, a fresh snapshot holds what was read instead: an
+    /// archive move this process makes durable must not be replayed, after a
+    /// power cut, over an order whose unflushed `completed` save was lost.
     private func flush(_ names: [String], _ outcome: inout Outcome) {
         guard !names.isEmpty else { return }
         do throws(FileSystemError) {
             for name in names { try fileSystem.synchronizeFile(atPath: folder + "/" + name) }
             try fileSystem.synchronizeDirectory(atPath: folder)
         } catch {
+            outcome.needsSnapshot = true
             outcome.problems.append(.writeFailed(error, "The journal left by the previous launch could not be flushed", orderID: nil,
-                                                 advice: "Its last changes may not survive a power loss; they are flushed again at the next launch."))
+                                                 advice: "A fresh snapshot replaces it; should that fail too, its last changes may not survive a power loss."))
         }
     }
 
