@@ -24,13 +24,18 @@ extension OrderStateMachine {
     /// `matchingWindow` seconds after its payment began, and, whatever its
     /// age, while `paymentsWaitUnmatched`.
     ///
-    /// - Parameter paymentsWaitUnmatched: Paid transactions the store holds
-    ///   wait without an order, because the order store could not say which
-    ///   order holds them or an order's save failed. A late charge is
-    ///   matched by its purchase date, not by when it reaches the app: one of
-    ///   them may be dated within this order's window, and archived, the
-    ///   order could no longer be found for it (a charge without its token
-    ///   would then go to whoever is logged in).
+    /// - Parameters:
+    ///   - order: The open order as launch loaded it.
+    ///   - now: The clock's time at launch.
+    ///   - matchingWindow: How long after its payment began a failed order
+    ///     can still be matched by a late charge.
+    ///   - paymentsWaitUnmatched: Paid transactions the store holds wait
+    ///     without an order, because the order store could not say which
+    ///     order holds them or an order's save failed. A late charge is
+    ///     matched by its purchase date, not by when it reaches the app: one
+    ///     of them may be dated within this order's window, and archived, the
+    ///     order could no longer be found for it (a charge without its token
+    ///     would then go to whoever is logged in).
     public func launchWork(for order: Order, now: Date, matchingWindow: TimeInterval,
                            paymentsWaitUnmatched: Bool = false) -> LaunchWork {
         switch order.status {
