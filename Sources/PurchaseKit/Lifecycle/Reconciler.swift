@@ -24,7 +24,9 @@ import Foundation
 ///    Not for a purchase the store started, which never carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for that purchase's user; flagged for the app to
-///    assign while that purchase has no user yet.
+///    assign while that purchase has no user yet. A renewal of a purchase
+///    whose every order here the server rejected is flagged too, also in a
+///    restore: nobody here is known to pay for it.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
@@ -165,6 +167,15 @@ public struct Reconciler: Sendable {
             // the renewal waits for the app like its first purchase.
             guard !earlier.userID.isEmpty else { return .ambiguous(candidateOrderIDs: [], userID: nil) }
             return .newOrder(userID: earlier.userID, source: .renewal)
+        }
+        // A renewal of a purchase whose every order here the server rejected:
+        // who pays for the subscription is not known here, and a restore is no
+        // better a claim than the refused one. The server credits each
+        // transaction once, but a renewal is a transaction it has not seen:
+        // it could not refuse the wrong user.
+        if transaction.originalID != transaction.id,
+           orders.contains(where: { $0.transaction?.originalID == transaction.originalID }) {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         // A token this app minted for an order it no longer has (a reinstall,
         // a lost order store), or a renewal of a subscription whose first

@@ -107,6 +107,16 @@ final class ReconcilerTests: XCTestCase {
         }
     }
 
+    func testARenewalOfAPurchaseEveryOrderOfWhichWasRejectedIsNeverGuessed() {
+        for refused in [order("a", user: "alice", status: .rejected, transactionID: "t1"),
+                        order("restore-t1", user: "bob", status: .rejected, transactionID: "t1")] {
+            for kind in [TransactionUpdate.Kind.purchased, .restored] {
+                XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), kind: kind, orders: [refused], currentUserID: "bob"),
+                               .ambiguous(candidateOrderIDs: [], userID: nil), "\(refused.id), \(kind)")
+            }
+        }
+    }
+
     func testUnsolicitedPurchaseGoesToTheCurrentUserOrWaits() {
         XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: "carol"), .newOrder(userID: "carol", source: .otherDevice))
         XCTAssertEqual(reconciler.match(transaction(), orders: [], currentUserID: nil), .ambiguous(candidateOrderIDs: [], userID: nil))

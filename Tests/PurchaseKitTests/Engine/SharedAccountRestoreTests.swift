@@ -87,6 +87,45 @@ final class SharedAccountRestoreTests: XCTestCase {
         await shared.shutdown()
     }
 
+    /// The same, when the renewal first reaches that device in Bob's restore
+    /// (its update came while the order store could not be read, and waited).
+    /// The restore gave it to Bob: the server had never seen the renewal, so
+    /// it could not refuse him. It is flagged for the app instead.
+    func testARestoredRenewalOfAPurchaseTheServerRefusedHereIsFlagged() async throws {
+        let world = World()
+        let firstDevice = try await world.engine()
+        await world.store.setLosesOrderToken(true)
+        _ = try await firstDevice.purchase(productID: Catalog.monthly, user: "alice")
+        await firstDevice.shutdown()
+
+        let unreadable = Locked(false)
+        let orders = InterceptingOrderStore(wrapping: InMemoryOrderStore()) { call in
+            call.name == .orderWithTransactionID && unreadable.withLock({ $0 }) ? .fail(UnreadableDisk()) : .proceed
+        }
+        let shared = try await world.engine(world.configuration(store: orders))
+        let refused = try await shared.restorePurchases(user: "bob")
+        XCTAssertEqual(refused.failures.map(\.error.code), [.verificationRejected])
+        await shared.setCurrentUser("bob")
+
+        unreadable.withLock { $0 = true }
+        world.clock.advance(by: 31 * 24 * 3600)
+        await world.store.processRenewals()
+        await shared.waitUntilIdle()
+        let waiting = await world.store.unfinishedTransactions()
+        XCTAssertEqual(waiting.count, 1, "the renewal waits with the store while the orders cannot be read")
+        unreadable.withLock { $0 = false }
+
+        _ = try await shared.restorePurchases(user: "bob")
+        await shared.waitUntilIdle()
+        let credits = await world.server.allCredits
+        XCTAssertEqual(Set(credits.map(\.userID)), ["alice"], "no renewal of Alice's subscription is Bob's: \(credits)")
+        let bobHas = try await shared.entitlements(user: "bob")
+        XCTAssertEqual(bobHas, [])
+        let flagged = await shared.openOrders().filter { $0.status == .needsAttention }
+        XCTAssertEqual(flagged.map(\.userID), [""], "the renewal waits for the app to assign it")
+        await shared.shutdown()
+    }
+
     private struct UnreadableDisk: Error {}
 
     /// A restore that delivered its purchase reports it delivered even when
