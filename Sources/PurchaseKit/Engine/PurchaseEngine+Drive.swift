@@ -141,7 +141,7 @@ extension PurchaseEngine {
             }
             return false
         }
-        if !unplacedTransactions.isEmpty, let transactionID = order.transactionID { unplacedTransactions.remove(transactionID) }
+        if let transactionID = order.transactionID { markPlaced(transactionID) }
         orders[order.id] = order
         if order.status != previous.status {
             log(.info, "Order moved", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])

@@ -135,12 +135,8 @@ extension PurchaseEngine {
                                                    orders: candidates, currentUserID: fallbackUser,
                                                    storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
         switch match {
-        case .undetermined: unplacedTransactions.insert(transaction.id)
-        case .duplicate: if !unplacedTransactions.isEmpty { unplacedTransactions.remove(transaction.id) }
-        default: break
-        }
-        switch match {
         case .undetermined:
+            unplacedTransactions.insert(transaction.id)
             // Not finished: the store reports it again once the orders can be read.
             log(.warning, "A paid transaction waits: the order store could not say which order holds it",
                 ["transactionID": transaction.id])
@@ -153,6 +149,7 @@ extension PurchaseEngine {
             await drive(orderID: orderID, .store(.failed(.alreadyOwned), nil))
             return .alreadyOwned
         case .duplicate(let orderID):
+            markPlaced(transaction.id)
             counters.staleUpdatesIgnored += 1
             await handleDuplicate(transaction, orderID: orderID, candidates: candidates)
             return .order(orderID)
@@ -226,7 +223,7 @@ extension PurchaseEngine {
             unplacedTransactions.insert(transaction.id)
             return nil
         }
-        if !unplacedTransactions.isEmpty { unplacedTransactions.remove(transaction.id) }
+        markPlaced(transaction.id)
         orders[orderID] = order
         emit(.orderChanged(order, from: nil))
         log(.info, "Order made from a store transaction", ["orderID": orderID, "source": source.rawValue, "transactionID": transaction.id])

@@ -56,6 +56,12 @@ public actor PurchaseEngine {
     /// store replays them. While there are any, launch archives no expired
     /// payment, since one of them may be its late charge.
     var unplacedTransactions: Set<String> = []
+
+    /// The transaction is on a saved order now (see ``unplacedTransactions``).
+    /// Almost always there are none waiting: no id is hashed then.
+    func markPlaced(_ transactionID: String) {
+        if !unplacedTransactions.isEmpty { unplacedTransactions.remove(transactionID) }
+    }
     var deadlines = DeadlineSchedule<DeadlineJob>()
     var sleeper: DeadlineSleeper?
     var sleeperSerial: UInt64 = 0
