@@ -20,11 +20,20 @@ struct OpenOrders {
         get { byID[id] }
         set {
             let old = if let newValue { byID.updateValue(newValue, forKey: id) } else { byID.removeValue(forKey: id) }
-            let oldKeys = old.map(Keys.init)
-            let newKeys = newValue.map(Keys.init)
-            guard oldKeys != newKeys else { return }
-            oldKeys?.forEach { remove(id, at: $0) }
-            newKeys?.forEach { add(id, at: $0) }
+            // Only the keys that changed move: most saves change none, and a
+            // payment keeps its token.
+            let oldKeys = old.map(Keys.init) ?? Keys()
+            let newKeys = newValue.map(Keys.init) ?? Keys()
+            if oldKeys.token != newKeys.token { move(id, from: oldKeys.token.map(Key.token), to: newKeys.token.map(Key.token)) }
+            if oldKeys.transactionID != newKeys.transactionID {
+                move(id, from: oldKeys.transactionID.map(Key.transaction), to: newKeys.transactionID.map(Key.transaction))
+            }
+            if oldKeys.originalID != newKeys.originalID {
+                move(id, from: oldKeys.originalID.map(Key.original), to: newKeys.originalID.map(Key.original))
+            }
+            if oldKeys.unpaidProductID != newKeys.unpaidProductID {
+                move(id, from: oldKeys.unpaidProductID.map(Key.unpaidProduct), to: newKeys.unpaidProductID.map(Key.unpaidProduct))
+            }
         }
     }
 
@@ -115,12 +124,15 @@ struct OpenOrders {
         case many(Set<String>)
     }
 
-    /// The keys of one order, compared to skip the index when a save changes none.
-    private struct Keys: Equatable {
+    /// The keys of one order (none for no order), compared key by key so
+    /// that a save moves only those that changed.
+    private struct Keys {
         var token: String?
         var transactionID: String?
         var originalID: String?
         var unpaidProductID: String?
+
+        init() {}
 
         init(_ order: Order) {
             token = order.token
@@ -128,13 +140,11 @@ struct OpenOrders {
             originalID = order.transaction?.originalID
             unpaidProductID = order.transaction == nil ? order.productID : nil
         }
+    }
 
-        func forEach(_ body: (Key) -> Void) {
-            if let token { body(.token(token)) }
-            if let transactionID { body(.transaction(transactionID)) }
-            if let originalID { body(.original(originalID)) }
-            if let unpaidProductID { body(.unpaidProduct(unpaidProductID)) }
-        }
+    private mutating func move(_ id: String, from old: Key?, to new: Key?) {
+        if let old { remove(id, at: old) }
+        if let new { add(id, at: new) }
     }
 
     // One hash for the usual case (a key nobody else holds). A shared entry
@@ -150,13 +160,22 @@ struct OpenOrders {
         }
     }
 
+    // A shared entry changes where it is: taking it out of the table and
+    // putting it back moved every key after it in its run of the table.
     private mutating func remove(_ id: String, at key: Key) {
-        switch index.removeValue(forKey: key) {
-        case nil: return
-        case .one(let only): if only != id { index[key] = .one(only) }
-        case .many(var ids):
+        guard let position = index.index(forKey: key) else { return }
+        switch index.values[position] {
+        case .one(let only):
+            if only == id { index.remove(at: position) }
+        case .many:
+            // Swapped out, so that the table does not hold a second reference
+            // to the set and removing one id does not copy it.
+            var entry = IDs.one("")
+            swap(&entry, &index.values[position])
+            guard case .many(var ids) = entry else { return }
+            entry = .one("")
             ids.remove(id)
-            index[key] = ids.count == 1 ? .one(ids.first!) : .many(ids)
+            index.values[position] = ids.count == 1 ? .one(ids.first!) : .many(ids)
         }
     }
 }

@@ -146,7 +146,9 @@ extension PurchaseEngine {
         if order.status != previous.status {
             log(.info, "Order moved", ["orderID": order.id, "from": previous.status.rawValue, "to": order.status.rawValue])
         }
-        for event in OrderStateMachine.events(from: previous, to: order) { emit(event) }
+        if hasEventListeners {
+            for event in OrderStateMachine.events(from: previous, to: order) { emit(event) }
+        }
         if OrderStateMachine.endsRetries(order.status) { cancelRetry(orderID: order.id) }
         return true
     }

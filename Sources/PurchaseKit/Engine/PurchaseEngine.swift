@@ -243,6 +243,12 @@ public actor PurchaseEngine {
         subscribers[id] = nil
     }
 
+    /// Whether anything hears ``emit(_:)``: an event stream, or a customer
+    /// info stream. Every save builds its events only when something does.
+    var hasEventListeners: Bool {
+        !subscribers.isEmpty || !customerWatch.watchers.isEmpty
+    }
+
     func emit(_ event: PurchaseEvent) {
         for continuation in subscribers.values { continuation.yield(event) }
         customerFactsChanged()

@@ -42,6 +42,13 @@ public enum OrderTransitionTable {
         .revoked: [],
     ]
 
+    /// The table as one bit mask of successors per status, indexed by the
+    /// status's position in `allCases`: every save of every order asks
+    /// ``allows(from:to:)``, and a lookup in the table hashed both statuses.
+    private static let successorMasks: [UInt16] = OrderStatus.allCases.map { from in
+        (table[from] ?? []).reduce(0) { $0 | $1.transitionBit }
+    }
+
     /// The statuses an order may move to from `status`.
     public static func successors(of status: OrderStatus) -> Set<OrderStatus> {
         table[status] ?? []
@@ -49,7 +56,7 @@ public enum OrderTransitionTable {
 
     /// Whether `from → to` is a legal move. Staying in place is not a move.
     public static func allows(from: OrderStatus, to: OrderStatus) -> Bool {
-        successors(of: from).contains(to)
+        successorMasks[from.ordinal] & to.transitionBit != 0
     }
 
     /// Every legal move, in a stable order (for diagrams and tests).
@@ -67,4 +74,8 @@ public enum OrderTransitionTable {
             throw PurchaseKitError.invalidTransition(from: from, to: to, orderID: orderID)
         }
     }
+}
+
+private extension OrderStatus {
+    var transitionBit: UInt16 { 1 << ordinal }
 }

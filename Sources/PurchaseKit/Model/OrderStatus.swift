@@ -40,7 +40,23 @@ public enum OrderStatus: String, Sendable, Hashable, Codable, CaseIterable, Comp
         }
     }
 
-    private var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    /// The status's position in `allCases` (the declaration order), without
+    /// searching the array: statuses are compared and looked up on every save.
+    var ordinal: Int {
+        switch self {
+        case .created: 0
+        case .purchasing: 1
+        case .deferred: 2
+        case .purchased: 3
+        case .delivered: 4
+        case .completed: 5
+        case .failed: 6
+        case .cancelled: 7
+        case .rejected: 8
+        case .needsAttention: 9
+        case .revoked: 10
+        }
+    }
 
-    public static func < (lhs: OrderStatus, rhs: OrderStatus) -> Bool { lhs.rank < rhs.rank }
+    public static func < (lhs: OrderStatus, rhs: OrderStatus) -> Bool { lhs.ordinal < rhs.ordinal }
 }

@@ -42,6 +42,17 @@ final class OrderTransitionTableTests: XCTestCase {
         XCTAssertEqual(OrderTransitionTable.allMoves.count, documented.count)
     }
 
+    /// Statuses sort in the order they are declared; the table's masks and
+    /// `<` both rely on `ordinal` naming each status's place in `allCases`.
+    func testStatusesCompareInTheirDeclaredOrder() {
+        for (index, status) in OrderStatus.allCases.enumerated() {
+            XCTAssertEqual(status.ordinal, index, "\(status)")
+        }
+        XCTAssertEqual(OrderStatus.allCases.shuffled().sorted(), OrderStatus.allCases)
+        XCTAssertLessThan(OrderStatus.created, OrderStatus.revoked)
+        XCTAssertFalse(OrderStatus.purchased < OrderStatus.purchased)
+    }
+
     func testStayingInPlaceIsNeverAMove() {
         for status in OrderStatus.allCases {
             XCTAssertFalse(OrderTransitionTable.allows(from: status, to: status), "\(status)")

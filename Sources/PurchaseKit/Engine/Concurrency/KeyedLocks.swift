@@ -19,7 +19,8 @@ struct KeyedLocks {
 
     /// Releases the lock, or hands it to the next waiter, who must then be resumed.
     mutating func release(_ key: String) -> CheckedContinuation<Void, Never>? {
-        if var queue = waiters[key], !queue.isEmpty {
+        // Almost always nobody waits: then the queue is not looked up.
+        if !waiters.isEmpty, var queue = waiters[key], !queue.isEmpty {
             let next = queue.removeFirst()
             waiters[key] = queue.isEmpty ? nil : queue
             return next
