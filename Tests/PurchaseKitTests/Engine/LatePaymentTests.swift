@@ -180,6 +180,68 @@ final class LatePaymentTests: XCTestCase {
         XCTAssertEqual(left, [])
     }
 
+    /// Two users' payments of one product went unanswered and expired; the
+    /// store charged both, dated within the orders' window, but lost their
+    /// tokens. Each charge could be either order's: it gets an order of its
+    /// own, flagged for the app, and that order's save fails, at launch too.
+    /// The launch comes after the matching window, yet the expired orders stay
+    /// open while the charges wait unsaved. Archived, they could no longer be
+    /// found for a tokenless charge, which the store replays later, once saves
+    /// work again: it would go to whoever is logged in by then.
+    func testTokenlessChargesWhoseFlaggedOrdersCouldNotBeSavedKeepTheExpiredOrdersOpenPastTheWindow() async throws {
+        let world = World()
+        let failing = Locked(true)
+        struct StorageFailure: Error {}
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            guard failing.withLock({ $0 }), case .save(let order) = call, order.transactionID != nil else { return .proceed }
+            return .fail(StorageFailure())
+        }
+        var configuration = world.configuration(store: orders)
+        configuration.limits.paymentExpiry = 3600
+        let first = try await world.engine(configuration)
+        // The store charges both payments but tells the app nothing, and loses their tokens.
+        await world.store.setHoldsUpdates(true)
+        await world.store.setLosesOrderToken(true)
+        let alice = Task { try await first.purchase(productID: Catalog.coins, user: "alice") }
+        let carol = Task { try await first.purchase(productID: Catalog.coins, user: "carol") }
+        await world.store.waitForPayments(count: 2)
+        world.clock.advance(by: 3600)
+        _ = await (alice.result, carol.result)
+        await first.waitUntilIdle()
+        let expired = await first.openOrders()
+        XCTAssertEqual(expired.map(\.status), [.failed, .failed], "both payments expired")
+        XCTAssertEqual(expired.map(\.isExpiredPayment), [true, true])
+        let charged = await world.store.unfinishedTransactions()
+        XCTAssertEqual(charged.count, 2, "both charges wait with the store")
+        XCTAssertEqual(charged.map(\.orderToken), [nil, nil])
+        await first.shutdown()
+        await world.store.setHoldsUpdates(false)
+
+        // Eight days later the app is launched; the store replays both
+        // charges, and the order store still fails their saves.
+        world.clock.advance(by: 8 * 24 * 3600)
+        let relaunched = try await world.engine(configuration)
+        let stillOpen = await relaunched.openOrders()
+        XCTAssertEqual(stillOpen.map(\.id), expired.map(\.id),
+                       "the expired orders stay open while a charge waits without a saved order")
+        let waiting = await world.store.unfinishedTransactions()
+        XCTAssertEqual(waiting.count, 2, "the charges wait with the store")
+
+        // Bob logs in; the order store works again, and the store replays the charges.
+        failing.withLock { $0 = false }
+        await relaunched.setCurrentUser("bob")
+        await relaunched.retryPendingDeliveries()
+        await relaunched.waitUntilIdle()
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits, [], "neither charge is credited to the logged-in user")
+        let bob = try await relaunched.consumableBalance(user: "bob")
+        XCTAssertEqual(bob, [:])
+        let flagged = await relaunched.openOrders().filter { $0.status == .needsAttention }
+        XCTAssertEqual(Set(flagged.compactMap(\.transactionID)), Set(charged.map(\.id)),
+                       "each charge waits on a flagged order for the app to assign")
+        XCTAssertEqual(flagged.map(\.userID), ["", ""], "to nobody: it could be either user's")
+    }
+
     /// The late charge's order is archived, and the order store cannot look
     /// it up by the charge's token when the charge comes: "could not read" is
     /// no "no such order". The charge waits with the store, unfinished and
