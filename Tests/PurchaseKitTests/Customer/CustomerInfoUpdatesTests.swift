@@ -37,6 +37,13 @@ final class CustomerInfoUpdatesTests: XCTestCase {
         let pro = try XCTUnwrap(transactions.first { $0.productID == Catalog.pro })
         try await world.store.refund(transactionID: pro.id)
         await engine.waitUntilIdle()
+        // The engine is idle: it has published every value the refund
+        // changed. Unless the entitlement is gone now, no new value is coming,
+        // and waiting for one would never end.
+        let afterRefund = try await engine.customerInfo(user: "alice")
+        guard !afterRefund.isEntitled(to: Catalog.pro) else {
+            return XCTFail("the refund left the entitlement: \(afterRefund.entitlements.map(\.productID))")
+        }
         let refunded = try await next(&updates) { !$0.isEntitled(to: Catalog.pro) }
         XCTAssertEqual(refunded.consumableBalances[Catalog.coins], 1)
 

@@ -21,7 +21,12 @@ final class PurchaseEngineLifecycleTests: XCTestCase {
         XCTAssertEqual(stored?.transaction?.revocationReason, .developerIssue)
         entitlements = try await engine.entitlements(user: "alice")
         XCTAssertTrue(entitlements.isEmpty)
-        await events.waitForEvent { if case .revoked(let revoked) = $0 { return revoked.id == order.id } else { return false } }
+        // The engine is idle: a revocation it saved sent `.revoked` with the
+        // save, and the event is on its way to the log. With none saved, no
+        // event is coming, and waiting for one would never end.
+        if stored?.status == .revoked {
+            await events.waitForEvent { if case .revoked(let revoked) = $0 { return revoked.id == order.id } else { return false } }
+        }
         await events.stop()
     }
 
