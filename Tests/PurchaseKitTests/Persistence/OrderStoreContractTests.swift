@@ -32,6 +32,22 @@ final class OrderStoreContractTests: XCTestCase {
         }
     }
 
+    func testArchivingAnOrderDoesNotTakeBackATransactionOrTokenALaterSaveClaimed() async throws {
+        for (name, store) in try stores() {
+            var first = makeOrder("o-1", transactionID: "t-shared", status: .failed)
+            first.token = "token-shared"
+            var second = makeOrder("o-2", transactionID: "t-shared", createdAt: testEpoch.addingTimeInterval(1))
+            second.token = "token-shared"
+            try await store.save(first)
+            try await store.save(second)  // The later save claims both.
+            try await store.archive(orderID: "o-1")  // A move, not a save.
+            let byTransaction = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(byTransaction?.id, "o-2", name)
+            let byToken = try await store.order(token: "token-shared")
+            XCTAssertEqual(byToken?.id, "o-2", name)
+        }
+    }
+
     func testOpenArchiveReopenAndLookupsAgree() async throws {
         for (name, store) in try stores() {
             var order = makeOrder("o-1", user: "u", transactionID: "t-1", status: .completed)

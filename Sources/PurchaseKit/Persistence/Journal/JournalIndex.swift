@@ -59,7 +59,8 @@ struct JournalIndex: Sendable {
     /// The puts so far. Each put links the order's transaction id and token
     /// to it, taking them from any other order that holds them too, so a
     /// link belongs to the holder put last: a snapshot puts the orders in
-    /// this order, and a launch links them as they were.
+    /// this order, and a launch links them as they were. Moving an order to
+    /// the archive or compacting it is no put (see ``restow(_:bytes:place:)``).
     private var putSequence: UInt64 = 0
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
@@ -132,10 +133,29 @@ struct JournalIndex: Sendable {
         guard let order = openOrders[id] else { return false }
         var writer = ByteWriter()
         OrderBinaryCoding.encode(order, into: &writer)
-        let keys = OrderBinaryCoding.Keys(id: id, userID: order.userID, token: order.token,
-                                          updatedAt: order.updatedAt, transactionID: order.transactionID)
-        putStored(keys, bytes: Data(writer.bytes), place: .archived)
+        restow(id, bytes: Data(writer.bytes), place: .archived)
         return true
+    }
+
+    /// Replaces the binary form of a held order that is moved, not saved: to
+    /// the archive (``archive(id:)``), or compacted (`bytes` then encode the
+    /// same id, user, token, transaction id and last change, less of the
+    /// rest). The order keeps its place among the puts and takes no
+    /// transaction id or token back from an order put after it: only a save
+    /// claims them, as in ``InMemoryOrderStore``, and a snapshot, written in
+    /// put order, keeps them where they are.
+    mutating func restow(_ id: String, bytes: Data, place: Place) {
+        guard var entry = entries[id] else { return }
+        let wasOpen = entry.place == .open
+        entry.place = place
+        entries[id] = entry
+        stored[id] = bytes
+        guard wasOpen else { return }
+        openOrders[id] = nil
+        if usersAreIndexed {
+            Self.drop(id, of: entry.userID, from: &openIDsByUser)
+            addToUser(id, entry)
+        }
     }
 
     /// Forgets an order, keeping its id among the removed ones. Returns whether there was one.

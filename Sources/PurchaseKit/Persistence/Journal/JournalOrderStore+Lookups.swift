@@ -136,9 +136,8 @@ extension JournalOrderStore {
                   let order = bytes.withUnsafeBytes({ try? OrderBinaryCoding.decode($0) }) else { continue }
             var writer = ByteWriter()
             OrderBinaryCoding.encode(CompactOrderRecord.compact(order), into: &writer)
-            let keys = OrderBinaryCoding.Keys(id: id, userID: order.userID, token: order.token,
-                                              updatedAt: order.updatedAt, transactionID: order.transactionID)
-            index.putStored(keys, bytes: Data(writer.bytes), place: .compacted)
+            // Not a save: an order saved since keeps a transaction id or token it shares with this one.
+            index.restow(id, bytes: Data(writer.bytes), place: .compacted)
             count += 1
         }
         return count
