@@ -109,6 +109,18 @@ struct FileOrderIndex {
         archivedIDs.insert(id)
     }
 
+    /// Moves an archived order's entry to the ledger, once its compact record
+    /// replaced its file. A move, not a save: an order saved after it keeps a
+    /// transaction id or token the two share, as after ``markArchived(id:)``.
+    mutating func markCompacted(id: String) {
+        guard var entry = entries[id], entry.place == .archive else { return }
+        if idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
+        archivedIDs.remove(id)
+        entry.fileName = ""
+        entry.place = .ledger
+        entries[id] = entry
+    }
+
     /// Forgets an order. Returns what was known about it.
     @discardableResult
     mutating func remove(id: String) -> Entry? {

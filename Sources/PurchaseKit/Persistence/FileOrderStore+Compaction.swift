@@ -45,7 +45,7 @@ extension FileOrderStore {
         let folder = path(of: .archive)
         var compacted = 0
         for (id, fileName) in compacting {
-            guard let number = ledger.segmentOf[id], !written.failed.contains(number), let record = ledger.records[id] else { continue }
+            guard let number = ledger.segmentOf[id], !written.failed.contains(number), ledger.records[id] != nil else { continue }
             do throws(FileSystemError) {
                 try fileSystem.removeFile(atPath: folder + "/" + fileName)
             } catch {
@@ -53,7 +53,7 @@ extension FileOrderStore {
                                              orderID: id, advice: "Nothing was lost: the order stays archived whole and is compacted again later."))
                 continue
             }
-            index.insert(record, fileName: "", place: .ledger)
+            index.markCompacted(id: id)
             compacted += 1
         }
         guard compacted > 0 else { return (0, problems) }

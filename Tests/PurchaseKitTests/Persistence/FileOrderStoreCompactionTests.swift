@@ -264,4 +264,30 @@ final class FileOrderStoreCompactionTests: XCTestCase {
             XCTAssertTrue(found.map { Array($0.id.utf8) == Array(id.utf8) } ?? false, id.debugDescription)
         }
     }
+
+    /// Compaction moves an archived order to the ledger; it is not a save, so
+    /// an order saved after it keeps the transaction id and token the two share.
+    func testCompactingAnOlderHolderLeavesASharedTransactionAndTokenWithTheOrderSavedLast() async throws {
+        let store = try store(retention: day)
+        var older = paidOrder("o-older")
+        older.status = .failed
+        older.transaction?.id = "t-shared"
+        older.token = "token-shared"
+        var newer = makeOrder("o-newer", transactionID: "t-shared", createdAt: testEpoch.addingTimeInterval(1))
+        newer.token = "token-shared"
+        try await store.save(older)
+        try await store.archive(orderID: older.id)
+        try await store.save(newer)
+        clock.advance(by: 2 * day)
+        let count = try await store.compactArchive()
+        XCTAssertEqual(count, 1, "the older order is past its retention")
+        let compactedOlder = try await store.order(id: older.id)
+        XCTAssertEqual(compactedOlder, compacted(older))
+        let byTransaction = try await store.order(transactionID: "t-shared")
+        XCTAssertEqual(byTransaction?.id, newer.id, "the compaction gave the transaction id to an order not saved last")
+        let byToken = try await store.order(token: "token-shared")
+        XCTAssertEqual(byToken?.id, newer.id, "the compaction gave the token to an order not saved last")
+        let archived = try await store.archivedOrders()
+        XCTAssertEqual(archived.map(\.id), [older.id], "the compacted order went missing from the archived ones")
+    }
 }
