@@ -51,7 +51,9 @@ public protocol OrderStore: Sendable {
     /// The order with this id, open or archived.
     func order(id: String) async throws -> Order?
 
-    /// The order whose store transaction has this id, open or archived.
+    /// The order whose store transaction has this id, open or archived. When
+    /// several orders hold it, the one saved last: moving an order to the
+    /// archive, or shrinking it there, is no save and takes nothing back.
     ///
     /// Answer nil only when no order holds it. When the store cannot tell (a
     /// read failed, or orders it could not read may hold it), throw: the
@@ -63,8 +65,8 @@ public protocol OrderStore: Sendable {
     /// archived, however old: a payment the store reports late, after its order
     /// failed, was cancelled or was archived, is matched by it.
     ///
-    /// As for ``order(transactionID:)``: nil means no order carries it; a
-    /// store that cannot tell throws.
+    /// As for ``order(transactionID:)``: the order saved last when several
+    /// carry it; nil means no order carries it; a store that cannot tell throws.
     func order(token: String) async throws -> Order?
 
     /// Moves an order to the archive; it leaves the open set. A store may return

@@ -74,11 +74,10 @@ final class JournalSharedLinkTests: XCTestCase {
         return next
     }
 
-    /// Compaction rewrites an archived order in a smaller form; it is not a
-    /// save, so it must not take back the transaction id and token that an
-    /// order saved after it claimed, neither in memory nor in the snapshot
-    /// it writes.
-    func testCompactingAnOlderHolderLeavesTheTransactionAndTokenWithTheOrderSavedLast() async throws {
+    /// A journal store with one day of archive retention, where the older
+    /// holder was saved and archived, then the newer one saved.
+    private func olderArchivedThenNewerSaved() async throws
+        -> (directory: URL, clock: ManualClock, store: JournalOrderStore, older: Order, newer: Order) {
         let directory = try makeTemporaryDirectory(self)
         let clock = ManualClock(start: testEpoch)
         let store = try makeJournalStore(directory, clock: clock, archiveRetention: 86_400)
@@ -86,6 +85,15 @@ final class JournalSharedLinkTests: XCTestCase {
         try await store.save(older)
         try await store.archive(orderID: older.id)
         try await store.save(newer)
+        return (directory, clock, store, older, newer)
+    }
+
+    /// Compaction rewrites an archived order in a smaller form; it is not a
+    /// save, so it must not take back the transaction id and token that an
+    /// order saved after it claimed, neither in memory nor in the snapshot
+    /// it writes.
+    func testCompactingAnOlderHolderLeavesTheTransactionAndTokenWithTheOrderSavedLast() async throws {
+        let (directory, clock, store, older, newer) = try await olderArchivedThenNewerSaved()
         try await assertSharedLinks(store, resolveTo: newer.id, "before the compaction")
 
         clock.advance(by: 2 * 86_400)
@@ -103,13 +111,7 @@ final class JournalSharedLinkTests: XCTestCase {
     /// The same when the compaction happens while a launch loads the folder:
     /// the launch's own answers, and the snapshot it writes for the next one.
     func testCompactingAtLaunchLeavesTheTransactionAndTokenWithTheOrderSavedLast() async throws {
-        let directory = try makeTemporaryDirectory(self)
-        let clock = ManualClock(start: testEpoch)
-        let store = try makeJournalStore(directory, clock: clock, archiveRetention: 86_400)
-        let (older, newer) = sharedHolders()
-        try await store.save(older)
-        try await store.archive(orderID: older.id)
-        try await store.save(newer)
+        let (directory, clock, store, older, newer) = try await olderArchivedThenNewerSaved()
 
         clock.advance(by: 2 * 86_400)
         let launched = try await relaunch(store, directory, clock: clock)
