@@ -54,6 +54,8 @@ public protocol OrderStore: Sendable {
     /// The order whose store transaction has this id, open or archived. When
     /// several orders hold it, the one saved last: moving an order to the
     /// archive, or shrinking it there, is no save and takes nothing back.
+    /// (``FileOrderStore`` keeps no order of its saves across a relaunch: a
+    /// reopened one answers the holder its load read last.)
     ///
     /// Answer nil only when no order holds it. When the store cannot tell (a
     /// read failed, or orders it could not read may hold it), throw: the
