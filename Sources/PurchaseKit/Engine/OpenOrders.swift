@@ -24,16 +24,10 @@ struct OpenOrders {
             // payment keeps its token.
             let oldKeys = old.map(Keys.init) ?? Keys()
             let newKeys = newValue.map(Keys.init) ?? Keys()
-            if oldKeys.token != newKeys.token { move(id, from: oldKeys.token.map(Key.token), to: newKeys.token.map(Key.token)) }
-            if oldKeys.transactionID != newKeys.transactionID {
-                move(id, from: oldKeys.transactionID.map(Key.transaction), to: newKeys.transactionID.map(Key.transaction))
-            }
-            if oldKeys.originalID != newKeys.originalID {
-                move(id, from: oldKeys.originalID.map(Key.original), to: newKeys.originalID.map(Key.original))
-            }
-            if oldKeys.unpaidProductID != newKeys.unpaidProductID {
-                move(id, from: oldKeys.unpaidProductID.map(Key.unpaidProduct), to: newKeys.unpaidProductID.map(Key.unpaidProduct))
-            }
+            move(id, from: oldKeys.token, to: newKeys.token)
+            move(id, from: oldKeys.transaction, to: newKeys.transaction)
+            move(id, from: oldKeys.original, to: newKeys.original)
+            move(id, from: oldKeys.unpaidProduct, to: newKeys.unpaidProduct)
         }
     }
 
@@ -122,27 +116,38 @@ struct OpenOrders {
     private enum IDs {
         case one(String)
         case many(Set<String>)
+
+        /// Removes `id` from a shared entry, in place; one left is kept as `.one`.
+        mutating func remove(_ id: String) {
+            guard case .many(var ids) = self else { return }
+            // Emptied first, so that `ids` holds the only reference to the set
+            // and removing one id does not copy it.
+            self = .one("")
+            ids.remove(id)
+            self = ids.count == 1 ? .one(ids.first!) : .many(ids)
+        }
     }
 
-    /// The keys of one order (none for no order), compared key by key so
-    /// that a save moves only those that changed.
+    /// The keys of one order (none for no order), one of each kind, compared
+    /// kind by kind so that a save moves only those that changed.
     private struct Keys {
-        var token: String?
-        var transactionID: String?
-        var originalID: String?
-        var unpaidProductID: String?
+        var token: Key?
+        var transaction: Key?
+        var original: Key?
+        var unpaidProduct: Key?
 
         init() {}
 
         init(_ order: Order) {
-            token = order.token
-            transactionID = order.transaction?.id
-            originalID = order.transaction?.originalID
-            unpaidProductID = order.transaction == nil ? order.productID : nil
+            token = order.token.map(Key.token)
+            transaction = order.transaction.map { .transaction($0.id) }
+            original = order.transaction.map { .original($0.originalID) }
+            unpaidProduct = order.transaction == nil ? .unpaidProduct(order.productID) : nil
         }
     }
 
     private mutating func move(_ id: String, from old: Key?, to new: Key?) {
+        guard old != new else { return }
         if let old { remove(id, at: old) }
         if let new { add(id, at: new) }
     }
@@ -164,18 +169,10 @@ struct OpenOrders {
     // putting it back moved every key after it in its run of the table.
     private mutating func remove(_ id: String, at key: Key) {
         guard let position = index.index(forKey: key) else { return }
-        switch index.values[position] {
-        case .one(let only):
+        if case .one(let only) = index.values[position] {
             if only == id { index.remove(at: position) }
-        case .many:
-            // Swapped out, so that the table does not hold a second reference
-            // to the set and removing one id does not copy it.
-            var entry = IDs.one("")
-            swap(&entry, &index.values[position])
-            guard case .many(var ids) = entry else { return }
-            entry = .one("")
-            ids.remove(id)
-            index.values[position] = ids.count == 1 ? .one(ids.first!) : .many(ids)
+            return
         }
+        index.values[position].remove(id)
     }
 }
