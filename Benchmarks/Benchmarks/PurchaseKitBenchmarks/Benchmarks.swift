@@ -4,6 +4,7 @@ import Benchmark
 /// `swift package --package-path Benchmarks benchmark` (see the README).
 let benchmarks: @Sendable () -> Void = {
     PurchaseBenchmarks.register()
+    BreakdownBenchmarks.register()
     DurabilityBenchmarks.register()
     FloorBenchmarks.register()
     RecoveryBenchmarks.register()

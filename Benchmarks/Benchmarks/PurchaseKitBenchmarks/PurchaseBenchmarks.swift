@@ -125,10 +125,11 @@ struct PurchaseRig: Sendable {
     let engine: PurchaseEngine
     let scratch: ScratchDirectory
 
-    init(kind: StoreKind, maximumConcurrentPurchases: Int, wrap: (any OrderStore) -> any OrderStore = { $0 }) async throws {
+    init(kind: StoreKind, maximumConcurrentPurchases: Int, wrap: (any OrderStore) -> any OrderStore = { $0 },
+         queue: (any PaymentQueue)? = nil) async throws {
         scratch = try ScratchDirectory("purchase-\(kind)")
         engine = try Fixtures.engine(store: wrap(try kind.makeStore(in: scratch)),
-                                     maximumConcurrentPurchases: maximumConcurrentPurchases)
+                                     maximumConcurrentPurchases: maximumConcurrentPurchases, queue: queue)
         try await engine.start()
     }
 

@@ -35,9 +35,11 @@ enum Fixtures {
     /// store with no latency, the verifier that always delivers, and the
     /// library's defaults for everything else (timeouts, retry policy, UUID
     /// order ids).
-    static func engine(store: any OrderStore, maximumConcurrentPurchases: Int) throws -> PurchaseEngine {
+    /// `queue` replaces the simulated store (see ``MinimalPaymentQueue``).
+    static func engine(store: any OrderStore, maximumConcurrentPurchases: Int,
+                       queue: (any PaymentQueue)? = nil) throws -> PurchaseEngine {
         let clock = SystemClock()
-        let queue = SimulatedPaymentQueue(products: [coins], clock: clock, seed: 1)
+        let queue = queue ?? SimulatedPaymentQueue(products: [coins], clock: clock, seed: 1)
         return try PurchaseEngine(configuration: .init(
             paymentQueue: queue, receiptVerifier: AlwaysDeliverVerifier(), orderStore: store,
             clock: clock, limits: .init(maximumConcurrentPurchases: maximumConcurrentPurchases)))
