@@ -71,30 +71,36 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
 
     /// The receipt of `transaction`.
     func receipt(for transaction: StoreTransaction) -> Data {
-        let payload = Payload(
-            transactionID: transaction.id, originalTransactionID: transaction.originalID,
-            productID: transaction.productID, quantity: transaction.quantity,
-            purchaseDate: transaction.purchaseDate, expirationDate: transaction.expirationDate,
-            environment: transaction.environment)
-        // Bytes all the way: the same receipt as joining the fields, encoding
-        // them and interpolating the parts, without the strings in between.
+        // Bytes all the way, each written once: the same receipt as joining
+        // `Payload.fields`, encoding them and interpolating the parts, without
+        // the strings and buffers in between.
         var fields: [UInt8] = []
-        fields.reserveCapacity(160)
-        for (index, field) in payload.fields.enumerated() {
-            if index > 0 { fields.append(Self.separatorByte) }
-            fields.append(contentsOf: field.utf8)
+        fields.reserveCapacity(128)
+        fields.append(contentsOf: transaction.id.utf8)
+        fields.append(Self.separatorByte)
+        fields.append(contentsOf: transaction.originalID.utf8)
+        fields.append(Self.separatorByte)
+        fields.append(contentsOf: transaction.productID.utf8)
+        fields.append(Self.separatorByte)
+        fields.append(contentsOf: String(transaction.quantity).utf8)
+        fields.append(Self.separatorByte)
+        Self.appendHex(transaction.purchaseDate.timeIntervalSinceReferenceDate.bitPattern, to: &fields)
+        fields.append(Self.separatorByte)
+        if let expiration = transaction.expirationDate {
+            Self.appendHex(expiration.timeIntervalSinceReferenceDate.bitPattern, to: &fields)
         }
-        let body = Data(fields).base64EncodedData()
+        fields.append(Self.separatorByte)
+        fields.append(contentsOf: transaction.environment.rawValue.utf8)
         var receipt: [UInt8] = []
-        receipt.reserveCapacity(body.count + 48)
+        receipt.reserveCapacity(Self.prefix.utf8.count + 1 + (fields.count + 2) / 3 * 4 + 1 + 32)
         receipt.append(contentsOf: Self.prefix.utf8)
         receipt.append(UInt8(ascii: "."))
-        let sum = body.withUnsafeBytes { bytes in
-            receipt.append(contentsOf: bytes)
-            return checksum(ofBytes: bytes)
-        }
+        let bodyStart = receipt.count
+        Self.appendBase64(of: fields, to: &receipt)
+        let (high, low) = receipt.withUnsafeBufferPointer { checksumWords(ofBytes: $0[bodyStart...]) }
         receipt.append(UInt8(ascii: "."))
-        receipt.append(contentsOf: sum.utf8)
+        Self.appendHex(high, to: &receipt)
+        Self.appendHex(low, to: &receipt)
         return Data(receipt)
     }
 
@@ -127,6 +133,12 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
     }
 
     private func checksum<Bytes: Sequence<UInt8>>(ofBytes body: Bytes) -> String {
+        let (high, low) = checksumWords(ofBytes: body)
+        return String(high, radix: 16) + String(low, radix: 16)
+    }
+
+    /// The checksum's two halves, before they are written in hex.
+    private func checksumWords<Bytes: Sequence<UInt8>>(ofBytes body: Bytes) -> (UInt64, UInt64) {
         // Both passes in one walk over the bytes in place: no array is built for them.
         var high: UInt64 = 0xCBF2_9CE4_8422_2325
         var low: UInt64 = 0x8422_2325_CBF2_9CE4
@@ -141,7 +153,44 @@ public struct ReceiptSigner: Sendable, Hashable, Codable {
         for byte in key.utf8 { mix(byte) }
         var highMixer = SeededRandomNumberGenerator(seed: high)
         var lowMixer = SeededRandomNumberGenerator(seed: low)
-        return String(highMixer.next(), radix: 16) + String(lowMixer.next(), radix: 16)
+        return (highMixer.next(), lowMixer.next())
+    }
+
+    /// Appends `value` as `String(value, radix: 16)` writes it: lowercase, no leading zeros.
+    private static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
+        let top = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
+        for shift in stride(from: top, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F
+            bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit)
+        }
+    }
+
+    /// Base64's symbols, by the six-bit value they stand for.
+    private static let base64Alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Appends `bytes` in base64 as `Data.base64EncodedData()` writes it: the
+    /// standard alphabet, `=` padding, no line breaks.
+    private static func appendBase64(of bytes: [UInt8], to output: inout [UInt8]) {
+        let alphabet = base64Alphabet
+        func symbol(_ group: UInt32, _ shift: UInt32) -> UInt8 {
+            alphabet[Int(truncatingIfNeeded: (group >> shift) & 0x3F)]
+        }
+        var index = 0
+        while bytes.count - index >= 3 {
+            let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output.append(symbol(group, 18))
+            output.append(symbol(group, 12))
+            output.append(symbol(group, 6))
+            output.append(symbol(group, 0))
+            index += 3
+        }
+        let rest = bytes.count - index
+        guard rest > 0 else { return }
+        let group = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+        output.append(symbol(group, 18))
+        output.append(symbol(group, 12))
+        output.append(rest == 2 ? symbol(group, 6) : UInt8(ascii: "="))
+        output.append(UInt8(ascii: "="))
     }
 }
 

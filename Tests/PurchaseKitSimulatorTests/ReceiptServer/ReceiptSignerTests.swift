@@ -27,6 +27,32 @@ final class ReceiptSignerTests: XCTestCase {
         }
     }
 
+    func testReceiptsOfAnyLengthAndAnyDateMatchTheStringForm() {
+        // Every base64 remainder, dates whose bits start with zero nibbles or are zero, multi-byte text.
+        let productIDs = ["", "a", "ab", "abc", "sim.coins", "sim.pièces.ü", "a.longer.product.identifier.than.most"]
+        let seconds: [Double] = [0, 1, -1, .leastNonzeroMagnitude, 812_345_678.25, -.greatestFiniteMagnitude]
+        for productID in productIDs {
+            for purchase in seconds {
+                for expiration in [nil, purchase + 86_400] as [Double?] {
+                    for quantity in [1, 10, -7, Int.min] {
+                        let transaction = StoreTransaction(
+                            id: "2000000001", originalID: productID.isEmpty ? "" : "2000000000", productID: productID,
+                            purchaseDate: Date(timeIntervalSinceReferenceDate: purchase),
+                            expirationDate: expiration.map { Date(timeIntervalSinceReferenceDate: $0) },
+                            quantity: quantity, environment: .production)
+                        let payload = ReceiptSigner.Payload(
+                            transactionID: transaction.id, originalTransactionID: transaction.originalID,
+                            productID: productID, quantity: quantity, purchaseDate: transaction.purchaseDate,
+                            expirationDate: transaction.expirationDate, environment: .production)
+                        let body = Data(payload.fields.joined(separator: "\u{1F}").utf8).base64EncodedString()
+                        let expected = "PKSR2.\(body).\(signer.checksum(of: body))"
+                        XCTAssertEqual(String(decoding: signer.receipt(for: transaction), as: UTF8.self), expected)
+                    }
+                }
+            }
+        }
+    }
+
     func testAReceiptOpensToWhatItWasMadeOf() throws {
         for expires in [false, true] {
             let transaction = transaction(expires: expires)
