@@ -21,9 +21,7 @@ extension SimulatedPaymentQueue {
     ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
     public func add(_ payment: Payment) async throws {
         paymentsReceived += 1
-        let ready = paymentWaiters.filter { $0.count <= paymentsReceived }
-        paymentWaiters.removeAll { $0.count <= paymentsReceived }
-        for waiter in ready { waiter.continuation.resume() }
+        if !paymentWaiters.isEmpty { resumePaymentWaiters() }
         try await waitLatency()
         guard paymentsAllowed else {
             throw PurchaseKitError(.paymentsNotAllowed, "This device may not make payments.",
@@ -38,7 +36,7 @@ extension SimulatedPaymentQueue {
         func unpaid(_ kind: UnpaidPaymentRecord.UnpaidKind) -> TransactionUpdate {
             unpaidUpdate(kind, productID: payment.productID, orderToken: token)
         }
-        guard let product = catalog[payment.productID], isOnSale(product.id) else {
+        guard let product = catalog[payment.productID], !removedFromSale.contains(product.id) else {
             await send([report(.purchasing), unpaid(.failed(.productNotAvailable))], faults: faults)
             return
         }
@@ -181,5 +179,12 @@ extension SimulatedPaymentQueue {
     public func waitForPayments(count: Int) async {
         if paymentsReceived >= count { return }
         await withCheckedContinuation { paymentWaiters.append((count, $0)) }
+    }
+
+    /// Resumes the waiters whose count of payments is reached.
+    func resumePaymentWaiters() {
+        let ready = paymentWaiters.filter { $0.count <= paymentsReceived }
+        paymentWaiters.removeAll { $0.count <= paymentsReceived }
+        for waiter in ready { waiter.continuation.resume() }
     }
 }
