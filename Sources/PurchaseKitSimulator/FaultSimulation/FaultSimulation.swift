@@ -85,7 +85,8 @@ public struct FaultSimulation: Sendable {
         public var unfinished: Int
         /// Moves the transition table refused.
         public var invalidTransitions: Int
-        /// Entitlements or balances the ledger does not back, forged receipts credited, false successes.
+        /// Entitlements or balances the ledger does not back, forged receipts credited, false successes,
+        /// purchase calls that never returned, and two payments in flight at once for one user and product.
         public var entitlementViolations: Int
         /// Log lines containing a receipt or an order token.
         public var secretLeaks: Int
@@ -119,7 +120,8 @@ public struct FaultSimulation: Sendable {
         public var unfinished: Int
         /// Moves the transition table refused.
         public var invalidTransitions: Int
-        /// Entitlements or balances the ledger does not back, forged receipts credited, false successes.
+        /// Entitlements or balances the ledger does not back, forged receipts credited, false successes,
+        /// purchase calls that never returned, and two payments in flight at once for one user and product.
         public var entitlementViolations: Int
         /// Log lines containing a receipt or an order token.
         public var secretLeaks: Int

@@ -118,6 +118,9 @@ struct InvariantChecker {
         var transitions = 0
         for each in apps { transitions += await each.engine.diagnostics.invalidTransitionsAttempted }
         verdict.count(\.invalidTransitions, by: transitions, "invalid transitions attempted: \(transitions)")
+        for each in apps {
+            for violation in each.flights.violations { verdict.count(\.entitlementViolations, "launch \(each.index): \(violation)") }
+        }
         for order in await world.allOrders() { users.insert(order.userID) }
         let allCredits = await world.server.allCredits
         let revoked = Set(await store.allTransactions().filter(\.isRevoked).map(\.id))

@@ -96,6 +96,8 @@ struct ProcessOrderStore: OrderStore {
 struct ProcessPaymentQueue: PaymentQueue {
     let world: SimulationWorld
     let kill: ProcessKill
+    /// The process's payments in flight, for the one-payment rule.
+    let flights: PaymentFlights
 
     private var base: SimulatedPaymentQueue { world.store }
 
@@ -114,6 +116,13 @@ struct ProcessPaymentQueue: PaymentQueue {
     }
 
     func add(_ payment: Payment) async throws {
+        try await flights.carry(payment) { onOutcome in try await addAsProcess(payment, onOutcome: onOutcome) }
+        // Only a payment the store took leaves the purchase call waiting; a
+        // failed one returns through the call itself.
+        world.addLatch.withLock { $0 }?.open()
+    }
+
+    private func addAsProcess(_ payment: Payment, onOutcome: @escaping @Sendable () -> Void) async throws {
         try await kill.perform("add") {
             let plan = world.plan
             if plan.fails("add:\(payment.orderToken)", rate: plan.rates.addFails, kind: "store unavailable") {
@@ -123,11 +132,8 @@ struct ProcessPaymentQueue: PaymentQueue {
             if let script = world.nextScript.withLock({ s -> PurchaseScript? in defer { s = nil }; return s }) {
                 await base.scriptNextPurchase(script.behavior, faults: script.faults)
             }
-            try await base.add(payment)
+            try await base.add(payment, onOutcome: onOutcome)
         }
-        // Only a payment the store took leaves the purchase call waiting; a
-        // failed one returns through the call itself.
-        world.addLatch.withLock { $0 }?.open()
     }
 
     func finish(transactionID: String) async throws {

@@ -7,6 +7,8 @@ final class SimulatedApp: Sendable {
     let index: Int
     let engine: PurchaseEngine
     let kill: ProcessKill
+    /// The payments this process handed to the store and has no outcome of yet.
+    let flights: PaymentFlights
     /// Why the device's order store did not open at launch, if it did not.
     let openingProblem: String?
     private let starter: any TaskStarter
@@ -19,10 +21,12 @@ final class SimulatedApp: Sendable {
     /// How long a purchase call waits for the store.
     static let storeTimeout: TimeInterval = 600
 
-    private init(index: Int, engine: PurchaseEngine, kill: ProcessKill, openingProblem: String?, starter: any TaskStarter) {
+    private init(index: Int, engine: PurchaseEngine, kill: ProcessKill, flights: PaymentFlights, openingProblem: String?,
+                 starter: any TaskStarter) {
         self.index = index
         self.engine = engine
         self.kill = kill
+        self.flights = flights
         self.openingProblem = openingProblem
         self.starter = starter
     }
@@ -32,6 +36,7 @@ final class SimulatedApp: Sendable {
     static func launch(_ world: SimulationWorld, index: Int, user: String?, dyingAt point: ProcessKill.Point? = nil) async -> SimulatedApp {
         let store = world.store
         let kill = ProcessKill(at: point) { await store.detach() }
+        let flights = PaymentFlights()
         let device = world.device
         let orders: any OrderStore
         var openingProblem: String?
@@ -43,7 +48,7 @@ final class SimulatedApp: Sendable {
             orders = InMemoryOrderStore()
         }
         var configuration = PurchaseEngine.Configuration(
-            paymentQueue: ProcessPaymentQueue(world: world, kill: kill),
+            paymentQueue: ProcessPaymentQueue(world: world, kill: kill, flights: flights),
             receiptVerifier: ProcessVerifier(world: world, kill: kill),
             orderStore: ProcessOrderStore(world: world, kill: kill, base: orders, disk: device.disk),
             orderGenerator: ProcessOrderGenerator(world: world, kill: kill),
@@ -60,7 +65,8 @@ final class SimulatedApp: Sendable {
         // The configuration is built from valid constants.
         let engine = try! PurchaseEngine(configuration: configuration)
         await engine.setCurrentUser(user)
-        let app = SimulatedApp(index: index, engine: engine, kill: kill, openingProblem: openingProblem, starter: world.starter)
+        let app = SimulatedApp(index: index, engine: engine, kill: kill, flights: flights, openingProblem: openingProblem,
+                               starter: world.starter)
         _ = try? await engine.start()
         await app.settle()
         return app

@@ -20,6 +20,14 @@ extension SimulatedPaymentQueue {
     /// - Throws: ``PurchaseKitError/Code/paymentsNotAllowed`` when payments are
     ///   switched off (``setCanMakePayments(_:)``): the store does not take the payment.
     public func add(_ payment: Payment) async throws {
+        try await add(payment, onOutcome: nil)
+    }
+
+    /// ``add(_:)``, calling `onOutcome` just before the payment's outcome is
+    /// sent to the observer (or held back, by a delivery fault): the fault
+    /// simulation's check that a process has one payment in flight per user
+    /// and product counts a payment as answered from then on.
+    func add(_ payment: Payment, onOutcome: (@Sendable () -> Void)?) async throws {
         paymentsReceived += 1
         if !paymentWaiters.isEmpty { resumePaymentWaiters() }
         try await waitLatency()
@@ -36,12 +44,17 @@ extension SimulatedPaymentQueue {
         func unpaid(_ kind: UnpaidPaymentRecord.UnpaidKind) -> TransactionUpdate {
             unpaidUpdate(kind, productID: payment.productID, orderToken: token)
         }
+        // Every batch below carries the payment's outcome.
+        func reply(_ updates: [TransactionUpdate], faults: DeliveryFaults) async {
+            onOutcome?()
+            await send(updates, faults: faults)
+        }
         guard let product = catalog[payment.productID], !removedFromSale.contains(product.id) else {
-            await send([report(.purchasing), unpaid(.failed(.productNotAvailable))], faults: faults)
+            await reply([report(.purchasing), unpaid(.failed(.productNotAvailable))], faults: faults)
             return
         }
         guard product.type.allowedQuantities.contains(payment.quantity) else {
-            await send([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
+            await reply([report(.purchasing), unpaid(.failed(.paymentInvalid))], faults: faults)
             return
         }
         var offer: SubscriptionOffer?
@@ -49,7 +62,7 @@ extension SimulatedPaymentQueue {
             switch checkPromotionalOffer(signed, for: product, at: now) {
             case .valid(let valid): offer = valid
             case .refused(let reason):
-                await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
+                await reply([report(.purchasing), unpaid(.failed(reason))], faults: faults)
                 return
             }
         }
@@ -60,7 +73,7 @@ extension SimulatedPaymentQueue {
             if product.type == .autoRenewable,
                let answer = changeWithinGroup(to: product, quantity: quantity, token: token, userID: payment.userID,
                                               offer: offer, at: now) {
-                await send([report(.purchasing)] + answer, faults: faults)
+                await reply([report(.purchasing)] + answer, faults: faults)
                 return
             }
             if let existing = owned(product) {
@@ -68,26 +81,26 @@ extension SimulatedPaymentQueue {
                 // against this payment (its token), as the store answers this payment.
                 var answer = update(.purchased, for: existing)
                 answer.orderToken = token
-                await send([report(.purchasing), answer], faults: faults)
+                await reply([report(.purchasing), answer], faults: faults)
                 return
             }
             guard let transaction = charge(product, quantity: quantity, orderToken: token, userID: payment.userID, at: now,
                                            offer: offer) else {
-                await send([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
+                await reply([report(.purchasing), report(.failed(.paymentInvalid))], faults: faults)
                 return
             }
-            await send([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
+            await reply([report(.purchasing), update(.purchased, for: transaction)], faults: faults)
         case .userCancel:
-            await send([report(.purchasing), unpaid(.cancelled)], faults: faults)
+            await reply([report(.purchasing), unpaid(.cancelled)], faults: faults)
         case .fail(let reason):
-            await send([report(.purchasing), unpaid(.failed(reason))], faults: faults)
+            await reply([report(.purchasing), unpaid(.failed(reason))], faults: faults)
         case .failsThenPays, .cancelsThenPays:
             nextPendingNumber += 1
             pending.append(PendingPurchase(
                 id: "pending-\(nextPendingNumber)", kind: .latePayment, productID: product.id, quantity: payment.quantity,
                 orderToken: token, userID: payment.userID, requestedAt: now, paymentOrderToken: payment.orderToken,
                 faults: faults, offer: offer))
-            await send([report(.purchasing), unpaid(behavior == .failsThenPays ? .failed(.networkError) : .cancelled)],
+            await reply([report(.purchasing), unpaid(behavior == .failsThenPays ? .failed(.networkError) : .cancelled)],
                        faults: faults)
         case .askToBuy, .interrupted:
             nextPendingNumber += 1
@@ -96,7 +109,7 @@ extension SimulatedPaymentQueue {
                 productID: product.id, quantity: quantity, orderToken: token, userID: payment.userID,
                 requestedAt: now, paymentOrderToken: payment.orderToken, faults: faults, offer: offer)
             pending.append(held)
-            await send([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
+            await reply([report(.purchasing), report(behavior == .askToBuy ? .deferred : .interrupted)], faults: faults)
         }
     }
 
