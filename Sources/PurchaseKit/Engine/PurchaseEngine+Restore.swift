@@ -4,9 +4,12 @@ extension PurchaseEngine {
     /// is `user`'s or nobody's, verified and delivered idempotently (a new
     /// order has source `restore`). Transactions attributed to another user —
     /// held by their order, or carrying their order's token — stay with that
-    /// user and are not in the result. Another user's restore claim that the
-    /// server refused holds nothing: on a shared store account the buyer's
-    /// restore still brings the purchase back.
+    /// user and are not in the result. A transaction without a token that no
+    /// order holds, while another user's order of its product waits for a
+    /// payment (or expired waiting), may be that user's, its token lost: it is
+    /// flagged `needsAttention` for the app to assign, not in the result.
+    /// Another user's restore claim that the server refused holds nothing: on
+    /// a shared store account the buyer's restore still brings the purchase back.
     ///
     /// The result says what happened to each restored transaction: delivered,
     /// owed (paid and saved; the delivery is retried), or failed (its order

@@ -18,10 +18,11 @@ import Foundation
 /// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
-///    None, while an order of another user than the current one waits for a
-///    payment of the product at any time (the order's times are the phone's
-///    clock, which can be off the store's by any amount): never guessed.
-///    Not for a purchase the store started, which never carried a token.
+///    None, while an order of another user than the current or restoring
+///    one waits for a payment of the product at any time (the order's times
+///    are the phone's clock, which can be off the store's by any amount):
+///    never guessed. Not for a purchase the store started, which never
+///    carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for that purchase's user; flagged for the app to
 ///    assign while that purchase has no user yet. A renewal of a purchase
@@ -32,7 +33,9 @@ import Foundation
 ///    guessed — unless it is restored, when rule 6 applies.
 /// 6. No token at all: an unsolicited purchase for the current user (from
 ///    another device, or started by the store: a `storeInitiated` order); a
-///    restored transaction for the restoring user.
+///    restored transaction for the restoring user — but a restored renewal
+///    of an unknown purchase is never guessed while another user's order of
+///    its product waits for a payment, as in rule 3.
 ///
 /// 7. For a restore, a restore order of another user that the server
 ///    refused, and whose transaction is finished, holds nothing: on a shared
@@ -149,12 +152,9 @@ public struct Reconciler: Sendable {
             // None fits in time, but another user's order of the product waits
             // for a payment: its times are the phone's clock, which the user can
             // set off the store's by an hour or a year. Then the payment may well
-            // be that order's: never the logged-in user's by default.
-            if kind != .restored, let currentUserID, !currentUserID.isEmpty {
-                let waiting = orders.filter { waitsForPayment($0, of: transaction) }
-                if waiting.contains(where: { $0.userID != currentUserID }) {
-                    return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
-                }
+            // be that order's: never the logged-in or restoring user's by default.
+            if let waiting = othersWaiting(for: transaction, orders: orders, currentUserID: currentUserID) {
+                return .ambiguous(candidateOrderIDs: waiting, userID: nil)
             }
         }
         // A renewal follows the subscription's earlier order, unless the server
@@ -187,6 +187,16 @@ public struct Reconciler: Sendable {
         if kind != .restored, transaction.orderToken != nil || transaction.originalID != transaction.id {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
+        // A restored renewal without a token, of a purchase unknown here, while
+        // another user's order of the product waits for a payment (or waited
+        // until it expired): the subscription may be that order's, its token
+        // lost and its first transaction not yet heard of. The restoring user's
+        // claim is no better than that user's, and the server cannot refuse
+        // the wrong one when the buyer's claim has not reached it yet.
+        if kind == .restored, transaction.orderToken == nil, transaction.originalID != transaction.id,
+           let waiting = othersWaiting(for: transaction, orders: orders, currentUserID: currentUserID) {
+            return .ambiguous(candidateOrderIDs: waiting, userID: nil)
+        }
         // An empty id names nobody: an order of nobody that is not flagged
         // would rest owed a delivery no retry makes, unseen by the app.
         if let currentUserID, !currentUserID.isEmpty {
@@ -215,6 +225,16 @@ public struct Reconciler: Sendable {
         let began = order.paymentBeganAt ?? order.createdAt
         return began <= transaction.purchaseDate.addingTimeInterval(clockTolerance)
             && transaction.purchaseDate <= began.addingTimeInterval(matchingWindow)
+    }
+
+    /// The ids of the orders that wait for a payment of the transaction's
+    /// product, when one of them is another user's than `currentUserID`
+    /// (who would otherwise get the transaction); nil otherwise.
+    private func othersWaiting(for transaction: StoreTransaction, orders: [Order], currentUserID: String?) -> [String]? {
+        guard let currentUserID, !currentUserID.isEmpty else { return nil }
+        let waiting = orders.filter { waitsForPayment($0, of: transaction) }
+        guard waiting.contains(where: { $0.userID != currentUserID }) else { return nil }
+        return waiting.map(\.id).sorted()
     }
 
     /// Whether `order` still waits for a payment of the transaction's product, whenever it began.

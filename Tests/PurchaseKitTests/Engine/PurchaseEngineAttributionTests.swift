@@ -168,4 +168,49 @@ final class PurchaseEngineAttributionTests: XCTestCase {
         let bobsOrders = await world.orders.orders(forUser: "bob")
         XCTAssertEqual(bobsOrders, [])
     }
+
+    /// Alice's subscription is charged, but the store lost her order token and
+    /// holds every update back; a month on, it has renewed and her order has
+    /// expired. Bob's restore then finds the renewal, of a purchase no order
+    /// here holds, while alice's order of the product still waits for a
+    /// payment: it may be hers (it is), so it is flagged for the app, never
+    /// bob's. Once the late updates arrive, the first purchase pays alice's
+    /// order, and support gives the renewal to the user the store says paid.
+    func testRestoreByAnotherUserFlagsATokenlessRenewalWhileAnotherUsersOrderWaitsForTheProduct() async throws {
+        let setup = try await Setup()
+        let world = setup.world
+        let engine = setup.engine
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
+        await world.store.setHoldsUpdates(true)
+        let alice = Task { try await engine.purchase(productID: Catalog.monthly, user: "alice") }
+        await setup.auditor.waitUntilAnswered(1)
+        world.clock.advance(by: 40 * 86_400) // the subscription renews while its updates are held back
+        await engine.waitUntilIdle()
+        _ = try await alice.value
+
+        let restored = try await engine.restorePurchases(user: "bob")
+        await engine.waitUntilIdle()
+        XCTAssertEqual(restored.orders, [])
+        let bobsCredits = await world.server.credits(forUser: "bob")
+        XCTAssertEqual(bobsCredits, [])
+        let flagged = await engine.openOrders().filter { $0.userID.isEmpty }
+        XCTAssertEqual(flagged.map(\.status), [.needsAttention])
+
+        await world.store.releaseHeldUpdates()
+        await engine.waitUntilIdle()
+        for order in await engine.openOrders() where order.userID.isEmpty {
+            let transactionID = try XCTUnwrap(order.transactionID)
+            let buyer = await world.store.buyer(ofTransactionID: transactionID)
+            _ = try await engine.assign(orderID: order.id, toUser: try XCTUnwrap(buyer))
+        }
+        await engine.waitUntilIdle()
+        let transactions = await world.store.allTransactions()
+        XCTAssertGreaterThan(transactions.count, 1, "the store renewed the subscription")
+        for transaction in transactions {
+            let credited = await world.server.credits(forTransactionID: transaction.id).map(\.userID)
+            XCTAssertEqual(credited, ["alice"], "transaction \(transaction.id)")
+        }
+        let bobsOrders = await world.orders.orders(forUser: "bob")
+        XCTAssertEqual(bobsOrders, [])
+    }
 }

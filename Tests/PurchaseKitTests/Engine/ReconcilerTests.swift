@@ -205,6 +205,30 @@ final class ReconcilerTests: XCTestCase {
                        .newOrder(userID: "alice", source: .renewal))
     }
 
+    /// A restore is the restoring user's claim, but a tokenless transaction
+    /// nobody holds, while another user's order of its product waits for a
+    /// payment (or waited until it expired), may be that order's: the
+    /// restoring user's claim is no better, so it is never guessed.
+    func testARestoredTokenlessTransactionIsNeverGuessedWhileAnotherUsersOrderOfItsProductWaits() {
+        var expired = order("a", user: "alice", status: .failed, began: -86_400)
+        expired.lastErrorCode = .timeout
+        for waiting in [order("a", user: "alice", began: -86_400), order("a", user: "alice", status: .deferred, began: -86_400), expired] {
+            XCTAssertTrue(waiting.status != .failed || waiting.isExpiredPayment, "an expired payment")
+            // A first purchase outside the matching window, and a renewal of a purchase unknown here.
+            for unclaimed in [transaction(), transaction("t2", originalID: "t1")] {
+                XCTAssertEqual(reconciler.match(unclaimed, kind: .restored, orders: [waiting], currentUserID: "bob"),
+                               .ambiguous(candidateOrderIDs: ["a"], userID: nil), "\(waiting.status), \(unclaimed.id)")
+            }
+        }
+        // The restoring user's own waiting order, another product's, or none: the restoring user's.
+        for orders in [[order("b", user: "bob", began: -86_400)], [order("a", user: "alice", product: "q", began: -86_400)], []] {
+            for unclaimed in [transaction(), transaction("t2", originalID: "t1")] {
+                XCTAssertEqual(reconciler.match(unclaimed, kind: .restored, orders: orders, currentUserID: "bob"),
+                               .newOrder(userID: "bob", source: .restore), "\(orders.map(\.id)), \(unclaimed.id)")
+            }
+        }
+    }
+
     func testATokenOnTwoOrdersIsNeverGuessed() {
         let twice = [order("a", user: "alice", token: "tok-x"), order("b", user: "bob", token: "tok-x")]
         XCTAssertEqual(reconciler.match(transaction(token: "tok-x"), orders: twice, currentUserID: "bob"),
