@@ -15,6 +15,8 @@ import PurchaseKit
 /// the concurrency the design needs.
 enum BreakdownBenchmarks {
     static let cpuPerPurchase = BenchmarkMetric.custom("CPU per purchase (ns)", polarity: .prefersSmaller, useScalingFactor: false)
+    /// What both record, besides the round's wall time and allocations.
+    static let metrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal, PurchaseBenchmarks.purchasesPerCPUSecond, cpuPerPurchase]
 
     static func register() {
         registerEngineAlone()
@@ -28,7 +30,7 @@ enum BreakdownBenchmarks {
         Benchmark(
             "Purchase, \(inFlight) in flight (\(round) per iteration): InMemoryOrderStore, minimal payment queue in place of the simulator",
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal, PurchaseBenchmarks.purchasesPerCPUSecond, cpuPerPurchase],
+                metrics: metrics,
                 warmupIterations: 1, maxDuration: .seconds(4), maxIterations: 100,
                 setup: {
                     rig.value = try await PurchaseRig(kind: .inMemory, maximumConcurrentPurchases: inFlight,
@@ -52,7 +54,7 @@ enum BreakdownBenchmarks {
         Benchmark(
             "Concurrency skeleton of a purchase, \(inFlight) in flight (\(round) per iteration): tasks and hand-overs, no work",
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal, PurchaseBenchmarks.purchasesPerCPUSecond, cpuPerPurchase],
+                metrics: metrics,
                 warmupIterations: 1, maxDuration: .seconds(4), maxIterations: 100)
         ) { benchmark in
             let engine = SkeletonEngine(store: SkeletonStore())

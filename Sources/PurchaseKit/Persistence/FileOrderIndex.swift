@@ -114,18 +114,24 @@ struct FileOrderIndex {
     /// transaction id or token the two share, as after ``markArchived(id:)``.
     mutating func markCompacted(id: String) {
         guard var entry = entries[id], entry.place == .archive else { return }
-        if idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
+        unlinkFileName(of: id, entry)
         archivedIDs.remove(id)
         entry.fileName = ""
         entry.place = .ledger
         entries[id] = entry
     }
 
+    /// Drops the link from the order's file to it, if it still points there
+    /// (a ledger entry has no file).
+    private mutating func unlinkFileName(of id: String, _ entry: Entry) {
+        if entry.place != .ledger, idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
+    }
+
     /// Forgets an order. Returns what was known about it.
     @discardableResult
     mutating func remove(id: String) -> Entry? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
-        if entry.place != .ledger, idByFileName[entry.fileName] == id { idByFileName[entry.fileName] = nil }
+        unlinkFileName(of: id, entry)
         // Only drop a link if it still points here: another order may have claimed it since.
         if let transactionID = entry.transactionID, idByTransaction[transactionID] == id {
             idByTransaction[transactionID] = nil

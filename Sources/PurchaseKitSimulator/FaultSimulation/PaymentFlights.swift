@@ -17,12 +17,6 @@
 /// Each process has its own: a payment of a process that died does not
 /// hold up the next one, which cannot know of it.
 final class PaymentFlights: Sendable {
-    /// One payment handed to the store.
-    private struct Flight: Sendable {
-        let id: Int
-        let key: Key
-    }
-
     private struct Key: Hashable, Sendable {
         let userID: String
         let productID: String
@@ -30,7 +24,7 @@ final class PaymentFlights: Sendable {
 
     private struct State {
         var lastID = 0
-        /// The payments in flight, and their keys.
+        /// The payments in flight, by a number of their own, and their keys.
         var open: [Int: Key] = [:]
         var violations: [String] = []
     }
@@ -51,8 +45,8 @@ final class PaymentFlights: Sendable {
     }
 
     /// A payment reaches the store; a violation if another payment for its
-    /// user and product is still in flight.
-    private func begin(_ payment: Payment) -> Flight {
+    /// user and product is still in flight. Returns the flight's number.
+    private func begin(_ payment: Payment) -> Int {
         let key = Key(userID: payment.userID, productID: payment.productID)
         return state.withLock { s in
             if s.open.values.contains(key) {
@@ -60,13 +54,13 @@ final class PaymentFlights: Sendable {
             }
             s.lastID += 1
             s.open[s.lastID] = key
-            return Flight(id: s.lastID, key: key)
+            return s.lastID
         }
     }
 
     /// The store sends the payment's outcome, or lets go of it: it is no
     /// longer in flight. Ending a flight twice changes nothing.
-    private func end(_ flight: Flight) {
-        state.withLock { _ = $0.open.removeValue(forKey: flight.id) }
+    private func end(_ flight: Int) {
+        state.withLock { _ = $0.open.removeValue(forKey: flight) }
     }
 }
