@@ -140,9 +140,9 @@ struct OpenOrders {
 
         init(_ order: Order) {
             token = order.token.map(Key.token)
-            transaction = order.transaction.map { .transaction($0.id) }
-            original = order.transaction.map { .original($0.originalID) }
-            unpaidProduct = order.transaction == nil ? .unpaidProduct(order.productID) : nil
+            transaction = order.transactionID.map(Key.transaction)
+            original = order.originalTransactionID.map(Key.original)
+            unpaidProduct = order.isPaid ? nil : .unpaidProduct(order.productID)
         }
     }
 

@@ -170,7 +170,14 @@ public struct Order: Sendable, Hashable, Identifiable {
     }
 
     /// The store transaction id, once paid.
-    public var transactionID: String? { transaction?.id }
+    // Read in place: `transaction?.id` would copy the whole transaction out of the box first.
+    public var transactionID: String? { box.fields.transaction?.id }
+
+    /// The id of the purchase the order's transaction belongs to (its renewals share it), once paid.
+    var originalTransactionID: String? { box.fields.transaction?.originalID }
+
+    /// Whether the order holds a store transaction.
+    var isPaid: Bool { box.fields.transaction != nil }
 
     /// Whether the store transaction has been finished.
     public var isFinished: Bool { finishedAt != nil }

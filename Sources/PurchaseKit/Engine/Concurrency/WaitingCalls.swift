@@ -33,10 +33,14 @@ struct WaitingCalls {
     var orderIDs: [String] { Array(calls.keys) }
 
     /// Whether a call waits on the order (answered or not).
-    func isWaiting(_ orderID: String) -> Bool { calls[orderID] != nil }
+    // By position, not by value: reading a call copies its answer (a whole order).
+    func isWaiting(_ orderID: String) -> Bool { calls.index(forKey: orderID) != nil }
 
     /// Whether the order's call is suspended, waiting for its answer.
-    func isSuspended(_ orderID: String) -> Bool { calls[orderID]?.continuation != nil }
+    func isSuspended(_ orderID: String) -> Bool {
+        guard let position = calls.index(forKey: orderID) else { return false }
+        return calls.values[position].continuation != nil
+    }
 
     /// Opens the call of a purchase about to hand its payment to the store.
     mutating func open(_ orderID: String) {
