@@ -266,4 +266,63 @@ final class JournalDamageTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("newer PurchaseKit") == true, "\(String(describing: error))")
         XCTAssertEqual(try Data(contentsOf: path), Data(writer.bytes))
     }
+
+    /// The bounds of the whole record that holds `id` in `bytes`.
+    private func recordRange(of id: String, in bytes: Data) throws -> Range<Int> {
+        let found = try XCTUnwrap(bytes.firstRange(of: Data(id.utf8)))
+        let start = try XCTUnwrap(bytes[..<found.lowerBound].lastRange(of: Data(JournalFrame.magic))).lowerBound
+        let length = (0..<4).reduce(0) { $0 | Int(bytes[start + 4 + $1]) << (8 * $1) }
+        return start..<(start + JournalFrame.headerSize + length)
+    }
+
+    /// Zeros are no damage only at the very end of a file, where a journal
+    /// reserves room; a whole record zeroed between others (a sector lost)
+    /// is an order lost, and must be reported, not skipped in silence.
+    func testAWholeRecordZeroedBetweenOthersIsReportedAsDamage() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory)
+        let orders = (1...3).map { makeOrder("o-\($0)", createdAt: testEpoch.addingTimeInterval(Double($0))) }
+        for order in orders { try await store.save(order) }
+        await store.close()
+        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+        var bytes = try Data(contentsOf: file)
+        let second = try recordRange(of: "o-2", in: bytes)
+        bytes.replaceSubrange(second, with: Data(count: second.count))
+        try bytes.write(to: file)
+
+        let reopened = try makeJournalStore(directory)
+        let report = try await reopened.loadOpenOrders()
+        XCTAssertEqual(report.orders.map(\.id), ["o-1", "o-3"])
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt])
+        XCTAssertTrue(report.problems.first?.message.contains("\(second.count) bytes from byte \(second.lowerBound)") == true,
+                      "\(report.problems)")
+        await reopened.close()
+        let again = try await makeJournalStore(directory).loadOpenOrders()
+        XCTAssertEqual(again.orders.map(\.id), ["o-1", "o-3"])
+        XCTAssertTrue(again.problems.isEmpty, "\(again.problems)")
+    }
+
+    /// A snapshot's end record counts its orders: a whole order record taken
+    /// out of the middle leaves no torn bytes, and only that count tells.
+    func testASnapshotMissingAWholeRecordInTheMiddleIsReportedAsIncomplete() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let (orders, file) = try await snapshotStore(directory)
+        var bytes = try Data(contentsOf: file)
+        let held = orders.filter { bytes.firstRange(of: Data($0.id.utf8)) != nil }.count
+        XCTAssertGreaterThanOrEqual(held, 3)
+        bytes.removeSubrange(try recordRange(of: "o-2", in: bytes))
+        try bytes.write(to: file)
+
+        let store = try makeJournalStore(directory)
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders, orders.filter { $0.id != "o-2" })
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt])
+        XCTAssertTrue(report.problems.first?.message.contains("holds \(held - 1) orders of the \(held) ") == true,
+                      "\(report.problems)")
+        await store.close()
+        // The fresh snapshot written after the report is whole: the next launch is clean.
+        let again = try await makeJournalStore(directory).loadOpenOrders()
+        XCTAssertEqual(again.orders, report.orders)
+        XCTAssertTrue(again.problems.isEmpty, "\(again.problems)")
+    }
 }

@@ -145,6 +145,31 @@ final class JournalDurabilityTests: XCTestCase {
         let history = try await reopened.orders(forUser: "user-1")
         XCTAssertEqual(history, [expected])
     }
+
+    /// The retention is how long an archived order is kept whole: one whose
+    /// last change is exactly the retention old is kept whole still, and
+    /// compacted only once it is older.
+    func testAnArchivedOrderIsKeptWholeForTheWholeRetention() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let clock = ManualClock(start: testEpoch)
+        let retention: TimeInterval = 86_400
+        let store = try makeJournalStore(directory, clock: clock, archiveRetention: retention)
+        var order = makeFullOrder("o-1", status: .completed)
+        order.updatedAt = testEpoch
+        try await store.save(order)
+        try await store.archive(orderID: "o-1")
+        clock.advance(to: order.updatedAt.addingTimeInterval(retention))
+        let atRetention = try await store.compactArchive()
+        XCTAssertEqual(atRetention, 0)
+        let whole = try await store.order(id: "o-1")
+        XCTAssertEqual(whole, order)
+        clock.advance(by: 1)
+        let pastRetention = try await store.compactArchive()
+        XCTAssertEqual(pastRetention, 1)
+        let compacted = try await store.order(id: "o-1")
+        XCTAssertEqual(compacted, CompactOrderRecord.compact(order))
+        await store.close()
+    }
 }
 
 /// The real file system, whose first data flush blocks until the test

@@ -125,4 +125,64 @@ final class JournalFaultTests: XCTestCase {
         await store.close()
         _ = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-1")) }
     }
+
+    /// The limit is inclusive: an order whose record is exactly as large as
+    /// the limit allows is saved, so a launch with the same limit must read it
+    /// back rather than set aside a paid order it acknowledged.
+    func testAnOrderExactlyAtTheLimitIsSavedAndReadBackByALaunchWithTheSameLimit() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let order = makeFullOrder("o-limit")
+        var record = ByteWriter()
+        JournalRecord.put(order, place: .open, into: &record)
+        // The limit counts the order's bytes: the record less its frame header, kind and place.
+        let limit = record.bytes.count - JournalFrame.headerSize - 2
+        let store = try makeJournalStore(directory, maximumRecordSize: limit)
+        try await store.save(order)
+        await store.close()
+
+        let reopened = try makeJournalStore(directory, maximumRecordSize: limit)
+        let report = try await reopened.loadOpenOrders()
+        XCTAssertEqual(report.orders, [order])
+        XCTAssertTrue(report.problems.isEmpty, "\(report.problems)")
+        XCTAssertEqual(names(in: directory, "quarantine"), [])
+        await reopened.close()
+    }
+
+    /// Damage leaves the journal only once its bytes are kept in the
+    /// quarantine folder: while they cannot be copied there, no snapshot
+    /// replaces the file that holds them, and a later launch that can copy
+    /// them sets them aside then.
+    func testDamageThatCannotBeQuarantinedStaysInTheJournalUntilALaunchCanKeepIt() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory, reservation: 0)
+        try await store.save(makeOrder("o-1"))
+        await store.close()
+        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+        let garbage = Data(JournalFrame.magic + (1...40).map { UInt8($0) })
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: garbage)
+        try handle.close()
+
+        let faulty = FaultyFileSystem()
+        faulty.fail(.create, errno: ENOSPC, pathContains: "/quarantine/")
+        let blocked = try makeJournalStore(directory, fileSystem: faulty)
+        let report = try await blocked.loadOpenOrders()
+        XCTAssertEqual(report.orders.map(\.id), ["o-1"])
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt])
+        XCTAssertTrue(report.problems.first?.message.contains("could not be copied to the quarantine folder") == true, "\(report.problems)")
+        await blocked.close()
+        XCTAssertEqual(names(in: directory, "quarantine"), [])
+        XCTAssertEqual(try Data(contentsOf: file).suffix(garbage.count), garbage, "the damaged bytes are still in their file")
+
+        faulty.heal()
+        let healed = try makeJournalStore(directory, fileSystem: faulty)
+        let again = try await healed.loadOpenOrders()
+        XCTAssertEqual(again.orders.map(\.id), ["o-1"])
+        XCTAssertTrue(again.problems.first?.message.contains("moved to quarantine/") == true, "\(again.problems)")
+        let kept = names(in: directory, "quarantine")
+        XCTAssertEqual(kept.count, 1)
+        XCTAssertEqual(try kept.first.map { try Data(contentsOf: directory.appendingPathComponent("quarantine/\($0)")) }, garbage)
+        await healed.close()
+    }
 }

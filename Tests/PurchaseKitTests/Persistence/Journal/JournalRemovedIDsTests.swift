@@ -158,6 +158,45 @@ final class JournalRemovedIDsTests: XCTestCase {
         await third.close()
     }
 
+    /// The counterpart: an order saved again after its removal is no removed
+    /// order any more. When a snapshot loses its tail, from its first order on,
+    /// the copy the import left behind brings it back: a live order is never
+    /// taken for a removed one.
+    func testAnOrderSavedAgainAfterItsRemovalIsNotKeptAsRemovedBySnapshots() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let (faulty, _) = try await leftover(directory)
+
+        // Launch 1: import (the deletion fails), remove o-a, then save it again.
+        let first = try makeJournalStore(directory, fileSystem: faulty)
+        _ = try await first.loadOpenOrders()
+        try await first.remove(orderID: "o-a")
+        var again = makeOrder("o-a", status: .delivered)
+        again.metadata = ["again": "yes"]
+        try await first.save(again)
+        await first.close()
+
+        // Launch 2: the import again (deletion fails again) writes a snapshot; keep it up to its first order.
+        let second = try makeJournalStore(directory, fileSystem: faulty)
+        let before = try await second.loadOpenOrders()
+        XCTAssertEqual(before.orders.map(\.id), ["o-a", "o-b"])
+        await second.close()
+        let snapshotName = try XCTUnwrap(journalFiles(directory).last { $0.hasPrefix("snapshot-") })
+        let file = directory.appendingPathComponent("journal/\(snapshotName)")
+        let bytes = try Data(contentsOf: file)
+        var cut = 0
+        while cut + JournalFrame.headerSize < bytes.count, bytes[cut + JournalFrame.headerSize] != JournalRecord.Kind.put.rawValue {
+            cut += JournalFrame.headerSize + (0..<4).reduce(0) { $0 | Int(bytes[cut + 4 + $1]) << (8 * $1) }
+        }
+        try bytes.prefix(cut).write(to: file)
+
+        // Launch 3: both orders come back from their files.
+        let third = try makeJournalStore(directory, fileSystem: faulty)
+        let report = try await third.loadOpenOrders()
+        XCTAssertTrue(report.problems.contains { $0.code == .persistenceCorrupt }, "the lost tail is reported")
+        XCTAssertEqual(report.orders.map(\.id), ["o-a", "o-b"], "o-a was taken for a removed order")
+        await third.close()
+    }
+
     /// The import cannot read an order file (an I/O error): the order is reported
     /// and its file left for the next launch. The app removes the order in between;
     /// the next launch reads the file and skips it.

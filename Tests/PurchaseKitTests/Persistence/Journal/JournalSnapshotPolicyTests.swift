@@ -75,6 +75,31 @@ final class JournalSnapshotPolicyTests: XCTestCase {
         await reopened.close()
     }
 
+    /// Every launch that writes leaves a journal file of its own; past
+    /// ``JournalLoader/maximumJournalFiles`` of them, a launch folds them into
+    /// a snapshot, so that short sessions never pile up files for every later
+    /// launch to read, and every order survives the folding.
+    func testJournalsLeftByManyShortLaunchesAreFoldedIntoASnapshot() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let launches = JournalLoader.maximumJournalFiles * 2
+        var saved: [Order] = []
+        for launch in 1...launches {
+            let store = try makeJournalStore(directory)
+            let report = try await store.loadOpenOrders()
+            XCTAssertEqual(report.orders, saved, "launch \(launch)")
+            XCTAssertTrue(report.problems.isEmpty, "launch \(launch): \(report.problems)")
+            let order = makeOrder("o-\(launch)", createdAt: testEpoch.addingTimeInterval(Double(launch)))
+            try await store.save(order)
+            saved.append(order)
+            await store.close()
+            let journals = journalFiles(directory).filter { $0.hasPrefix(JournalFiles.journalPrefix) }
+            XCTAssertLessThanOrEqual(journals.count, JournalLoader.maximumJournalFiles + 1, "launch \(launch): \(journals)")
+        }
+        XCTAssertEqual(journalFiles(directory).filter { $0.hasPrefix(JournalFiles.snapshotPrefix) }.count, 1)
+        let last = try await makeJournalStore(directory).loadOpenOrders()
+        XCTAssertEqual(last.orders, saved)
+    }
+
     func testNoSecondSnapshotStartsWhileOneIsBeingWritten() {
         XCTAssertFalse(state(journal: 50_000, snapshot: 10, inProgress: true).wantsSnapshot(threshold: 1_000))
     }

@@ -1,0 +1,64 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+import PurchaseKitSimulator
+
+/// A record whose checksum holds but whose content cannot be read whole (a
+/// newer or foreign writer, a bug) never changes an order: it is set aside
+/// with a typed problem, and the order stays as the records before it left it.
+final class JournalUnreadableRecordTests: XCTestCase {
+    /// A journal holding `order`, open, with `payload` appended as one framed record.
+    private func journal(with order: Order, appending payload: [UInt8]) async throws -> URL {
+        let directory = try makeTemporaryDirectory(self)
+        // No reserved room, so that the record appended below follows the last one.
+        let store = try makeJournalStore(directory, reservation: 0)
+        try await store.save(order)
+        await store.close()
+        var writer = ByteWriter()
+        let start = JournalFrame.start(&writer)
+        writer.bytes += payload
+        JournalFrame.finish(&writer, from: start)
+        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(writer.bytes))
+        try handle.close()
+        return directory
+    }
+
+    private func assertSetAside(_ directory: URL, keeps order: Order, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let store = try makeJournalStore(directory)
+        let report = try await store.loadOpenOrders()
+        XCTAssertEqual(report.orders, [order], file: file, line: line)
+        XCTAssertEqual(report.problems.map(\.code), [.persistenceCorrupt], file: file, line: line)
+        let found = try await store.order(id: order.id)
+        XCTAssertEqual(found, order, file: file, line: line)
+        XCTAssertEqual(names(in: directory, "quarantine").count, 1, file: file, line: line)
+        await store.close()
+    }
+
+    /// A remove record with bytes after the id: not a remove this version wrote, so no order goes.
+    func testARemoveRecordWithBytesAfterItsIDRemovesNothing() async throws {
+        let order = makeOrder("o-1", transactionID: "t-1")
+        var remove = ByteWriter()
+        JournalRecord.remove(id: order.id, into: &remove)
+        // The payload of a well-formed remove of o-1, then two more bytes.
+        let payload = Array(remove.bytes[JournalFrame.headerSize...]) + [0x01, 0x02]
+        let directory = try await journal(with: order, appending: payload)
+        try await assertSetAside(directory, keeps: order)
+    }
+
+    /// An archived put whose keys read but whose order is cut short: the
+    /// order is not moved to an archive it could never be read back from.
+    func testAnArchivedPutWhoseOrderCannotBeReadWholeLeavesTheOrderOpen() async throws {
+        let order = makeFullOrder("o-1")
+        var put = ByteWriter()
+        JournalRecord.put(order, place: .archived, into: &put)
+        var payload = Array(put.bytes[JournalFrame.headerSize...])
+        payload.removeLast(8)
+        let keys = try payload.dropFirst(2).withUnsafeBytes { try OrderBinaryCoding.decodeKeys($0) }
+        XCTAssertEqual(keys.id, order.id, "the keys still read")
+        let directory = try await journal(with: order, appending: payload)
+        try await assertSetAside(directory, keeps: order)
+    }
+}
