@@ -57,7 +57,10 @@ extension SimulationRun {
         await app.settle()
         let armed = maybeArmCrash(within: 1...8)
         let end = world.clock.now.addingTimeInterval(Double(days) * 24 * 3600)
-        while let next = await app.engine.scheduledRetries.values.min(), next <= end {
+        // Once the process has died, its retries are no one's: the days pass
+        // in one go. (Followed retry by retry, a dead engine whose every save
+        // fails set a new one every ten minutes of the days.)
+        while !app.kill.isDead, let next = await app.engine.scheduledRetries.values.min(), next <= end {
             world.clock.advance(to: next)
             await app.settle()
         }

@@ -74,8 +74,12 @@ final class SimulationRun {
     // MARK: Processes
 
     func launch(dyingAt point: ProcessKill.Point? = nil) async {
-        if let app, app.kill.isDead, let disk = world.device.disk {
-            cutPower(disk)
+        if let app, app.kill.isDead {
+            // A dead process runs nothing: its engine's timers would otherwise
+            // keep firing on the world's clock, every outside call failing,
+            // for the rest of the run.
+            await app.engine.shutdown()
+            if let disk = world.device.disk { cutPower(disk) }
         }
         app = await SimulatedApp.launch(world, index: apps.count + 1, user: currentUser, dyingAt: point)
         apps.append(app)
