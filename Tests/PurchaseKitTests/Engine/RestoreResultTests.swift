@@ -119,4 +119,28 @@ final class RestoreResultTests: XCTestCase {
         let result = try await newDevice.restorePurchases(user: "alice")
         XCTAssertEqual(result.restoredProductIDs, [Catalog.monthly, Catalog.pro])
     }
+
+    /// A store that still lists a refunded purchase among those it restores:
+    /// the refund stands, and the restore brings back only what is still paid.
+    func testARefundedPurchaseTheStoreStillListsIsNotRestored() async throws {
+        let world = try await worldWithPurchases()
+        let transactions = await world.store.allTransactions()
+        let pro = try XCTUnwrap(transactions.first { $0.productID == Catalog.pro })
+        try await world.store.refund(transactionID: pro.id)
+        let refunded = await world.store.transaction(id: pro.id)
+        XCTAssertEqual(refunded?.isRevoked, true)
+        let store = world.store
+        let listsRefunds = InterceptingPaymentQueue(wrapping: store) { call in
+            guard call.name == .restoreCompletedTransactions else { return .proceed }
+            return .answer(.transactions(await store.allTransactions()))
+        }
+        let newDevice = try await world.engine(world.configuration(store: InMemoryOrderStore(), queue: listsRefunds))
+        let result = try await newDevice.restorePurchases(user: "alice")
+        XCTAssertEqual(result.restoredProductIDs, [Catalog.monthly])
+        XCTAssertEqual(result.failures.map(\.transactionID), [], "left out, not claimed and refused")
+        let entitlements = try await newDevice.entitlements(user: "alice")
+        XCTAssertEqual(entitlements.map(\.productID), [Catalog.monthly])
+        let orders = await newDevice.openOrders()
+        XCTAssertFalse(orders.contains { $0.transactionID == pro.id }, "no order holds the refunded purchase")
+    }
 }
