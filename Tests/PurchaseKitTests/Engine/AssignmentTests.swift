@@ -74,6 +74,10 @@ final class AssignmentTests: XCTestCase {
         XCTAssertEqual(open.count, 2, "the first purchase and its renewal")
         XCTAssertEqual(open.map(\.status), [.needsAttention, .needsAttention], "both wait for the app, flagged")
         XCTAssertEqual(open.map(\.userID), ["", ""], "nobody is credited by a guess")
+        // The events reach the log through the engine's stream, after the orders are saved.
+        for order in open {
+            await events.waitForEvent { if case .needsAttention(let flagged) = $0 { return flagged.id == order.id } else { return false } }
+        }
         let flagged = await events.events.filter { if case .needsAttention = $0 { return true } else { return false } }
         XCTAssertEqual(flagged.count, 2, "the app hears of each")
         let credits = await world.server.allCredits
