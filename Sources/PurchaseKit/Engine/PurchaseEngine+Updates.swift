@@ -99,7 +99,8 @@ extension PurchaseEngine {
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> PaidPlacement {
-        // Oldest first, so that the same updates always match the same way.
+        // The open orders oldest first, then the archived ones found below in
+        // a fixed order, so that the same updates always match the same way.
         var candidates = candidateOrders(for: transaction, answering: updateToken)
         // A lookup that failed is no answer of "none": the order it did not
         // find may be the transaction's (see Reconciler.Match.undetermined).
