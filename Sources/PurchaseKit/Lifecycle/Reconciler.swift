@@ -27,7 +27,10 @@ import Foundation
 ///    server did not reject, for that purchase's user; flagged for the app to
 ///    assign while that purchase has no user yet. A renewal of a purchase
 ///    whose every order here the server rejected is flagged too, also in a
-///    restore: nobody here is known to pay for it.
+///    restore: nobody here is known to pay for it. So is a renewal of a
+///    purchase known here only as a claim the server has not answered (a
+///    purchase from another device or started by the store, or a restore,
+///    still owed its delivery): its user is a guess until the server accepts it.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
@@ -160,13 +163,23 @@ public struct Reconciler: Sendable {
         // A renewal follows the subscription's earlier order, unless the server
         // rejected that one (it belongs to someone else, as a restore on a
         // shared account can find out): a rejected claim proves no ownership.
-        if let earlier = orders.first(where: { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }) {
+        let earlierOrders = orders.filter { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }
+        if let earlier = earlierOrders.first(where: { !$0.isUnansweredClaim }) {
             // An earlier order still waiting for assign names no user to follow.
             // A `renewal` order of nobody would rest `purchased`, owed a delivery
             // that no retry makes (nobody to credit) and that nothing flags:
             // the renewal waits for the app like its first purchase.
             guard !earlier.userID.isEmpty else { return .ambiguous(candidateOrderIDs: [], userID: nil) }
             return .newOrder(userID: earlier.userID, source: .renewal)
+        }
+        // The purchase is known here only as a claim the server has not
+        // answered yet: a purchase from another device or started by the
+        // store, credited to whoever was logged in, or a restore. Its user is
+        // a guess until the server accepts it, and the server cannot refuse a
+        // renewal it has never seen: followed, the renewal of another user's
+        // subscription was credited to the guessed user. Flagged instead.
+        if !earlierOrders.isEmpty {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         // A renewal of a purchase whose every order here the server rejected:
         // who pays for the subscription is not known here, and a restore is no
@@ -265,5 +278,19 @@ extension Order {
     /// payment: the payment may still complete.
     package var isExpiredPayment: Bool {
         status == .failed && lastErrorCode == .timeout && storeFailureReason == nil && transaction == nil
+    }
+}
+
+private extension Order {
+    /// A claim on a purchase the server has not answered yet: an order whose
+    /// user was the one logged in or restoring (a purchase from another
+    /// device or started by the store, a restore), still owed its delivery.
+    /// The app's own purchase, a renewal that followed one, and an order the
+    /// app assigned name their user; so does a claim the server accepted.
+    var isUnansweredClaim: Bool {
+        switch source {
+        case .otherDevice, .storeInitiated, .restore: return status.owesDelivery
+        case .purchase, .renewal, .unknown: return false
+        }
     }
 }

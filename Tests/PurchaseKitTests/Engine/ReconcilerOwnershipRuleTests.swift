@@ -115,4 +115,55 @@ final class ReconcilerOwnershipRuleTests: XCTestCase {
         XCTAssertEqual(reconciler.match(transaction("t1"), orders: [refused], currentUserID: "bob"),
                        .duplicate(orderID: "restore-t1"))
     }
+
+    // MARK: Rule 4: a renewal follows a purchase whose user is known
+
+    /// A paid order of the purchase `t1` made by `source` for `user`, in `status`.
+    private func paidOrder(_ id: String, user: String, source: OrderSource, status: OrderStatus) -> Order {
+        var paid = order(id, user: user, status: status)
+        paid.source = source
+        paid.transaction = transaction("t1")
+        return paid
+    }
+
+    /// A purchase known here only as a claim the server has not answered (a
+    /// purchase from another device or started by the store, credited to
+    /// whoever was logged in, or a restore) names no user its renewal may
+    /// follow: the renewal of another user's subscription was once credited
+    /// to the guessed user, since the server had never seen the renewal.
+    func testARenewalOfAPurchaseKnownOnlyAsAnUnansweredClaimIsFlagged() {
+        for source in [OrderSource.otherDevice, .storeInitiated, .restore] {
+            for status in [OrderStatus.purchased, .needsAttention] {
+                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status)
+                for kind in [TransactionUpdate.Kind.purchased, .restored] {
+                    XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), kind: kind, orders: [claim], currentUserID: "carol"),
+                                   .ambiguous(candidateOrderIDs: [], userID: nil), "\(source), \(status), \(kind)")
+                }
+            }
+        }
+    }
+
+    /// Once the server accepted the claim, its user is known: the renewal follows.
+    func testARenewalFollowsAClaimTheServerAccepted() {
+        for source in [OrderSource.otherDevice, .storeInitiated, .restore] {
+            for status in [OrderStatus.delivered, .completed] {
+                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status)
+                XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), orders: [claim], currentUserID: "bob"),
+                               .newOrder(userID: "carol", source: .renewal), "\(source), \(status)")
+            }
+        }
+    }
+
+    /// The app's own purchase names its user before it is delivered, and an
+    /// order of the purchase that names its user wins over an unanswered claim.
+    func testARenewalFollowsAPurchaseWhoseUserIsKnownWhateverClaimsWait() {
+        let own = paidOrder("a", user: "alice", source: .purchase, status: .purchased)
+        XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), orders: [own], currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+        let claim = paidOrder("restore-t1", user: "bob", source: .restore, status: .purchased)
+        let delivered = paidOrder("a", user: "alice", source: .purchase, status: .completed)
+        XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), kind: .restored, orders: [claim, delivered],
+                                        currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
 }
