@@ -141,6 +141,31 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         }
     }
 
+    func testBackoffStopsGrowingAtTheMaximumDelay() async throws {
+        let world = World()
+        let policy = RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 25, jitter: 0, attemptBudget: 10,
+                                 needsAttentionInterval: 3600)
+        let engine = try await world.engine(world.configuration(retry: policy))
+        await world.server.setFaultRates(ServerFaultRates(serverError: 1))
+        let order = try await engine.purchase(productID: Catalog.coins, user: "alice").order
+        var gaps: [TimeInterval] = []
+        var last = world.clock.now
+        for _ in 0..<5 {
+            let scheduled = await engine.scheduledRetries[order.id]
+            let next = try XCTUnwrap(scheduled)
+            gaps.append(next.timeIntervalSince(last))
+            last = next
+            world.clock.advance(to: next)
+            await engine.waitUntilIdle()
+        }
+        XCTAssertEqual(gaps.first, policy.initialDelay)
+        XCTAssertLessThan(gaps[0], gaps[1], "the delay grows")
+        XCTAssertEqual(gaps.max(), policy.maximumDelay, "and is capped, however many attempts fail")
+        XCTAssertEqual(gaps.suffix(2), [policy.maximumDelay, policy.maximumDelay])
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.status, .purchased, "within its budget the order is retried, not flagged")
+    }
+
     func testLostReplyIsRetriedAndCreditedOnce() async throws {
         let world = World()
         let engine = try await world.engine()

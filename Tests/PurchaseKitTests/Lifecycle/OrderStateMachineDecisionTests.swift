@@ -145,6 +145,16 @@ final class OrderStateMachineDecisionTests: XCTestCase {
         XCTAssertEqual(announced(.purchasing, .failed), ["changed from purchasing"])
     }
 
+    func testAnUnpaidPaymentIsFinishedOnlyOnceItsOrdersOutcomeIsSaved() {
+        // Still waiting for the store, the order's save of the outcome failed:
+        // finished now, the store would never replay the update.
+        let waiting: Set<OrderStatus> = [.created, .purchasing, .deferred]
+        for status in OrderStatus.allCases {
+            XCTAssertEqual(OrderStateMachine.mayFinishUnpaidPayment(of: order(status)), !waiting.contains(status), "\(status)")
+        }
+        XCTAssertTrue(OrderStateMachine.mayFinishUnpaidPayment(of: nil), "no order waits for it")
+    }
+
     func testARetryEndsOnceNothingIsOwedAndNothingIsWaiting() {
         let keeps: Set<OrderStatus> = [.purchased, .needsAttention, .purchasing]
         for status in OrderStatus.allCases {
