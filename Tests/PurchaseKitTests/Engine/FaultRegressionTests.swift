@@ -5,6 +5,40 @@ import PurchaseKitSimulator
 
 /// Engine bugs the fault simulation found, each pinned by a small test.
 final class FaultRegressionTests: XCTestCase {
+    /// Seed 35077286: a purchase from another device was credited to the user
+    /// logged in (an `otherDevice` claim) and waited for the server, which was
+    /// down; the subscription renewed meanwhile, and the renewal followed the
+    /// claim to that user. The server, which had never seen the renewal, would
+    /// have credited it, although the claim was later refused: the purchase
+    /// was another user's. A renewal of a purchase known only as an
+    /// unanswered claim now waits for the app to assign it.
+    func testARenewalArrivingWhileAPurchaseFromAnotherDeviceAwaitsTheServerIsNotCreditedToTheUserLoggedIn() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await engine.setCurrentUser("bob")
+        await world.server.failNext(100, with: .serverError(statusCode: 503))
+        try await SimulatedDevice(world: world).buy(Catalog.monthly)
+        await engine.waitUntilIdle()
+        let claims = await engine.openOrders()
+        let claim = try XCTUnwrap(claims.first)
+        XCTAssertEqual(claim.source, .otherDevice)
+        XCTAssertEqual(claim.userID, "bob")
+        XCTAssertTrue(claim.status.owesDelivery, "the server has not answered")
+
+        world.clock.advance(by: 31 * 86_400)
+        await engine.waitUntilIdle()
+        await world.store.processRenewals()
+        await engine.waitUntilIdle()
+        let open = await engine.openOrders()
+        let renewal = try XCTUnwrap(open.first { $0.id != claim.id })
+        XCTAssertEqual(renewal.transaction?.originalID, claim.transaction?.originalID)
+        XCTAssertNotEqual(renewal.transactionID, claim.transactionID)
+        XCTAssertEqual(renewal.status, .needsAttention)
+        XCTAssertEqual(renewal.userID, "", "not bob's by a guess")
+        let credits = await world.server.creditCount(transactionID: try XCTUnwrap(renewal.transactionID))
+        XCTAssertEqual(credits, 0)
+    }
+
     /// A rejected receipt's transaction is finished at once; when that finish
     /// failed, nothing tried again and the store replayed it forever.
     func testARejectedTransactionWhoseFinishFailedIsFinishedByTheRetryTriggers() async throws {
