@@ -120,21 +120,28 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         XCTAssertEqual(credits, 1)
     }
 
+    /// The time between one failed delivery of the order and its next retry,
+    /// `count` times, running each retry when it falls due.
+    private func retryGaps(of orderID: String, count: Int, engine: PurchaseEngine, clock: ManualClock) async throws -> [TimeInterval] {
+        var gaps: [TimeInterval] = []
+        var last = clock.now
+        for _ in 0..<count {
+            let scheduled = await engine.scheduledRetries[orderID]
+            let next = try XCTUnwrap(scheduled)
+            gaps.append(next.timeIntervalSince(last))
+            last = next
+            clock.advance(to: next)
+            await engine.waitUntilIdle()
+        }
+        return gaps
+    }
+
     func testBackoffGrowsAndIsCapped() async throws {
         let world = World()
         let engine = try await world.engine()
         await world.server.setFaultRates(ServerFaultRates(serverError: 1))
         let order = try await engine.purchase(productID: Catalog.coins, user: "alice").order
-        var gaps: [TimeInterval] = []
-        var last = world.clock.now
-        for _ in 0..<3 {
-            let scheduled = await engine.scheduledRetries[order.id]
-            let next = try XCTUnwrap(scheduled)
-            gaps.append(next.timeIntervalSince(last))
-            last = next
-            world.clock.advance(to: next)
-            await engine.waitUntilIdle()
-        }
+        let gaps = try await retryGaps(of: order.id, count: 3, engine: engine, clock: world.clock)
         // 10 s, 20 s, 40 s, each within ±10 % jitter.
         for (gap, base) in zip(gaps, [10.0, 20, 40]) {
             XCTAssertEqual(gap, base, accuracy: base * 0.1 + 0.001)
@@ -148,16 +155,7 @@ final class PurchaseEngineRecoveryTests: XCTestCase {
         let engine = try await world.engine(world.configuration(retry: policy))
         await world.server.setFaultRates(ServerFaultRates(serverError: 1))
         let order = try await engine.purchase(productID: Catalog.coins, user: "alice").order
-        var gaps: [TimeInterval] = []
-        var last = world.clock.now
-        for _ in 0..<5 {
-            let scheduled = await engine.scheduledRetries[order.id]
-            let next = try XCTUnwrap(scheduled)
-            gaps.append(next.timeIntervalSince(last))
-            last = next
-            world.clock.advance(to: next)
-            await engine.waitUntilIdle()
-        }
+        let gaps = try await retryGaps(of: order.id, count: 5, engine: engine, clock: world.clock)
         XCTAssertEqual(gaps.first, policy.initialDelay)
         XCTAssertLessThan(gaps[0], gaps[1], "the delay grows")
         XCTAssertEqual(gaps.max(), policy.maximumDelay, "and is capped, however many attempts fail")

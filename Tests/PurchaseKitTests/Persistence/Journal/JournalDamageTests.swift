@@ -122,13 +122,18 @@ final class JournalDamageTests: XCTestCase {
         XCTAssertTrue(padded.problems.isEmpty, "\(padded.problems)")
     }
 
-    func testARecordTornInTheMiddleCostsThatRecordOnly() async throws {
+    /// A closed journal store holding three saved orders, and its journal file.
+    private func journalOfThreeOrders() async throws -> (directory: URL, file: URL) {
         let directory = try makeTemporaryDirectory(self)
         let store = try makeJournalStore(directory)
         let orders = (1...3).map { makeOrder("o-\($0)", createdAt: testEpoch.addingTimeInterval(Double($0))) }
         for order in orders { try await store.save(order) }
         await store.close()
-        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+        return (directory, directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))"))
+    }
+
+    func testARecordTornInTheMiddleCostsThatRecordOnly() async throws {
+        let (directory, file) = try await journalOfThreeOrders()
         var bytes = try Data(contentsOf: file)
         // The second record's middle: zeroed, as a torn sector reads back.
         let first = try XCTUnwrap(bytes.firstRange(of: Data("o-2".utf8)))
@@ -279,12 +284,7 @@ final class JournalDamageTests: XCTestCase {
     /// reserves room; a whole record zeroed between others (a sector lost)
     /// is an order lost, and must be reported, not skipped in silence.
     func testAWholeRecordZeroedBetweenOthersIsReportedAsDamage() async throws {
-        let directory = try makeTemporaryDirectory(self)
-        let store = try makeJournalStore(directory)
-        let orders = (1...3).map { makeOrder("o-\($0)", createdAt: testEpoch.addingTimeInterval(Double($0))) }
-        for order in orders { try await store.save(order) }
-        await store.close()
-        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+        let (directory, file) = try await journalOfThreeOrders()
         var bytes = try Data(contentsOf: file)
         let second = try recordRange(of: "o-2", in: bytes)
         bytes.replaceSubrange(second, with: Data(count: second.count))
