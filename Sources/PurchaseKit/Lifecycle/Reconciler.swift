@@ -29,8 +29,9 @@ import Foundation
 ///    whose every order here the server rejected is flagged too, also in a
 ///    restore: nobody here is known to pay for it. So is a renewal of a
 ///    purchase known here only as a claim the server has not answered (a
-///    purchase from another device or started by the store, or a restore,
-///    still owed its delivery): its user is a guess until the server accepts it.
+///    purchase from another device or started by the store, a restore, or a
+///    payment that lost its token and was matched by time, still owed its
+///    delivery): its user is a guess until the server accepts it.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
@@ -174,7 +175,8 @@ public struct Reconciler: Sendable {
         }
         // The purchase is known here only as a claim the server has not
         // answered yet: a purchase from another device or started by the
-        // store, credited to whoever was logged in, or a restore. Its user is
+        // store, credited to whoever was logged in, a restore, or a payment
+        // without its token matched to an order by time. Its user is
         // a guess until the server accepts it, and the server cannot refuse a
         // renewal it has never seen: followed, the renewal of another user's
         // subscription was credited to the guessed user. Flagged instead.
@@ -282,15 +284,20 @@ extension Order {
 }
 
 private extension Order {
-    /// A claim on a purchase the server has not answered yet: an order whose
-    /// user was the one logged in or restoring (a purchase from another
-    /// device or started by the store, a restore), still owed its delivery.
-    /// The app's own purchase, a renewal that followed one, and an order the
-    /// app assigned name their user; so does a claim the server accepted.
+    /// A claim on a purchase the server has not answered yet: an order still
+    /// owed its delivery whose user is a guess, not proven by the payment's
+    /// token. Its user was the one logged in or restoring (a purchase from
+    /// another device or started by the store, a restore), or its payment
+    /// came without the order's token and was matched by product and time
+    /// (rule 3). An order whose payment carried its token, a renewal that
+    /// followed a known user, and an order the app assigned name their user;
+    /// so does a claim the server accepted.
     var isUnansweredClaim: Bool {
+        guard status.owesDelivery else { return false }
         switch source {
-        case .otherDevice, .storeInitiated, .restore: return status.owesDelivery
-        case .purchase, .renewal, .unknown: return false
+        case .otherDevice, .storeInitiated, .restore: return true
+        case .purchase: return token == nil || transaction?.orderToken != token
+        case .renewal, .unknown: return false
         }
     }
 }

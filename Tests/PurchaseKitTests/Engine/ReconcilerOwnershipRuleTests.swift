@@ -118,11 +118,13 @@ final class ReconcilerOwnershipRuleTests: XCTestCase {
 
     // MARK: Rule 4: a renewal follows a purchase whose user is known
 
-    /// A paid order of the purchase `t1` made by `source` for `user`, in `status`.
-    private func paidOrder(_ id: String, user: String, source: OrderSource, status: OrderStatus) -> Order {
+    /// A paid order of the purchase `t1` made by `source` for `user`, in
+    /// `status`; its payment carried the order's token unless `lostToken`.
+    private func paidOrder(_ id: String, user: String, source: OrderSource, status: OrderStatus,
+                           lostToken: Bool = false) -> Order {
         var paid = order(id, user: user, status: status)
         paid.source = source
-        paid.transaction = transaction("t1")
+        paid.transaction = transaction("t1", token: lostToken ? nil : paid.token)
         return paid
     }
 
@@ -132,9 +134,12 @@ final class ReconcilerOwnershipRuleTests: XCTestCase {
     /// follow: the renewal of another user's subscription was once credited
     /// to the guessed user, since the server had never seen the renewal.
     func testARenewalOfAPurchaseKnownOnlyAsAnUnansweredClaimIsFlagged() {
-        for source in [OrderSource.otherDevice, .storeInitiated, .restore] {
+        // The app's own purchase is a claim too when its payment lost the
+        // token and was matched by time (rule 3): the store may have answered
+        // it with another user's purchase of the account.
+        for (source, lostToken) in [(OrderSource.otherDevice, true), (.storeInitiated, true), (.restore, false), (.purchase, true)] {
             for status in [OrderStatus.purchased, .needsAttention] {
-                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status)
+                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status, lostToken: lostToken)
                 for kind in [TransactionUpdate.Kind.purchased, .restored] {
                     XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), kind: kind, orders: [claim], currentUserID: "carol"),
                                    .ambiguous(candidateOrderIDs: [], userID: nil), "\(source), \(status), \(kind)")
@@ -145,17 +150,18 @@ final class ReconcilerOwnershipRuleTests: XCTestCase {
 
     /// Once the server accepted the claim, its user is known: the renewal follows.
     func testARenewalFollowsAClaimTheServerAccepted() {
-        for source in [OrderSource.otherDevice, .storeInitiated, .restore] {
+        for source in [OrderSource.otherDevice, .storeInitiated, .restore, .purchase] {
             for status in [OrderStatus.delivered, .completed] {
-                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status)
+                let claim = paidOrder("claim-t1", user: "carol", source: source, status: status, lostToken: true)
                 XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), orders: [claim], currentUserID: "bob"),
                                .newOrder(userID: "carol", source: .renewal), "\(source), \(status)")
             }
         }
     }
 
-    /// The app's own purchase names its user before it is delivered, and an
-    /// order of the purchase that names its user wins over an unanswered claim.
+    /// The app's own purchase, paid with its token, names its user before it
+    /// is delivered, and an order of the purchase that names its user wins
+    /// over an unanswered claim.
     func testARenewalFollowsAPurchaseWhoseUserIsKnownWhateverClaimsWait() {
         let own = paidOrder("a", user: "alice", source: .purchase, status: .purchased)
         XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), orders: [own], currentUserID: "bob"),
