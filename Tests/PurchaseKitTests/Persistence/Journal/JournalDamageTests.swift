@@ -97,10 +97,7 @@ final class JournalDamageTests: XCTestCase {
         var generator = SeededRandomNumberGenerator(seed: 7)
         // Garbage that even starts like a record: the magic, then a length and checksum that do not agree.
         let garbage = Data(JournalFrame.magic + (0..<200).map { _ in UInt8.random(in: 1...255, using: &generator) })
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: garbage)
-        try handle.close()
+        try append(garbage, to: file)
         let store = try makeJournalStore(directory)
         let found = try await contents(of: store)
         XCTAssertEqual(found.state, states.last)
@@ -113,10 +110,7 @@ final class JournalDamageTests: XCTestCase {
         // A preallocated or zero-padded tail is no damage.
         let zeros = try makeTemporaryDirectory(self)
         let (zeroFile, _, zeroStates) = try await writeSmallJournal(zeros)
-        let zeroHandle = try FileHandle(forWritingTo: zeroFile)
-        try zeroHandle.seekToEnd()
-        try zeroHandle.write(contentsOf: Data(count: 4096))
-        try zeroHandle.close()
+        try append(Data(count: 4096), to: zeroFile)
         let padded = try await contents(of: try makeJournalStore(zeros))
         XCTAssertEqual(padded.state, zeroStates.last)
         XCTAssertTrue(padded.problems.isEmpty, "\(padded.problems)")
@@ -206,20 +200,9 @@ final class JournalDamageTests: XCTestCase {
 
     func testARecordWithAValidChecksumButUnreadableContentIsSetAside() async throws {
         let directory = try makeTemporaryDirectory(self)
-        // No reserved room, so that the record appended below follows the last one.
-        let store = try makeJournalStore(directory, reservation: 0)
-        try await store.save(makeOrder("o-1"))
-        await store.close()
-        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
         // A put record whose order claims an encoding version from the future.
-        var writer = ByteWriter()
-        let start = JournalFrame.start(&writer)
-        writer.bytes += [JournalRecord.Kind.put.rawValue, JournalIndex.Place.open.rawValue, 9, 0, 0, 0, 0]
-        JournalFrame.finish(&writer, from: start)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(writer.bytes))
-        try handle.close()
+        let record = framedRecord([JournalRecord.Kind.put.rawValue, JournalIndex.Place.open.rawValue, 9, 0, 0, 0, 0])
+        try await appendToJournal(of: makeOrder("o-1"), in: directory, record)
 
         let report = try await makeJournalStore(directory).loadOpenOrders()
         XCTAssertEqual(report.orders.map(\.id), ["o-1"])
@@ -259,17 +242,15 @@ final class JournalDamageTests: XCTestCase {
     func testAJournalFromANewerFormatIsRefusedAndLeftAlone() async throws {
         let directory = try makeTemporaryDirectory(self)
         try manager.createDirectory(at: directory.appendingPathComponent("journal"), withIntermediateDirectories: true)
-        var writer = ByteWriter()
-        let start = JournalFrame.start(&writer)
-        writer.bytes += [JournalRecord.Kind.header.rawValue, 2, JournalRecord.FileKind.journal.rawValue, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-        JournalFrame.finish(&writer, from: start)
+        let header = framedRecord([JournalRecord.Kind.header.rawValue, 2, JournalRecord.FileKind.journal.rawValue, 1,
+                                   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         let path = directory.appendingPathComponent("journal/\(JournalFiles.journalName(1))")
-        try Data(writer.bytes).write(to: path)
+        try Data(header).write(to: path)
 
         let store = try makeJournalStore(directory)
         let error = await assertThrows(.persistenceReadFailed) { _ = try await store.loadOpenOrders() }
         XCTAssertTrue(error?.message.contains("newer PurchaseKit") == true, "\(String(describing: error))")
-        XCTAssertEqual(try Data(contentsOf: path), Data(writer.bytes))
+        XCTAssertEqual(try Data(contentsOf: path), Data(header))
     }
 
     /// The bounds of the whole record that holds `id` in `bytes`.

@@ -154,15 +154,8 @@ final class JournalFaultTests: XCTestCase {
     /// them sets them aside then.
     func testDamageThatCannotBeQuarantinedStaysInTheJournalUntilALaunchCanKeepIt() async throws {
         let directory = try makeTemporaryDirectory(self)
-        let store = try makeJournalStore(directory, reservation: 0)
-        try await store.save(makeOrder("o-1"))
-        await store.close()
-        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
         let garbage = Data(JournalFrame.magic + (1...40).map { UInt8($0) })
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: garbage)
-        try handle.close()
+        let file = try await appendToJournal(of: makeOrder("o-1"), in: directory, Array(garbage))
 
         let faulty = FaultyFileSystem()
         faulty.fail(.create, errno: ENOSPC, pathContains: "/quarantine/")

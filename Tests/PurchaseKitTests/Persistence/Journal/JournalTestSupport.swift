@@ -53,3 +53,33 @@ func reopen(_ store: JournalOrderStore, _ directory: URL, fileSystem: any FileSy
     let next = try makeJournalStore(directory, fileSystem: fileSystem, snapshotThreshold: snapshotThreshold)
     return (next, try await next.loadOpenOrders())
 }
+
+/// Saves `order` to a new journal in `directory` with no reserved room, closes
+/// it, and appends `bytes` as they are to the journal's one file, so that they
+/// follow its last record. Returns that file.
+@discardableResult
+func appendToJournal(of order: Order, in directory: URL, _ bytes: [UInt8]) async throws -> URL {
+    let store = try makeJournalStore(directory, reservation: 0)
+    try await store.save(order)
+    await store.close()
+    let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
+    try append(Data(bytes), to: file)
+    return file
+}
+
+/// Writes `bytes` at the end of `file`, as damage or padding would.
+func append(_ bytes: Data, to file: URL) throws {
+    let handle = try FileHandle(forWritingTo: file)
+    try handle.seekToEnd()
+    try handle.write(contentsOf: bytes)
+    try handle.close()
+}
+
+/// `payload` framed as one journal record, with a checksum that holds.
+func framedRecord(_ payload: [UInt8]) -> [UInt8] {
+    var writer = ByteWriter()
+    let start = JournalFrame.start(&writer)
+    writer.bytes += payload
+    JournalFrame.finish(&writer, from: start)
+    return writer.bytes
+}

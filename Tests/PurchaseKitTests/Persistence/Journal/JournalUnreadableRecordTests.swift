@@ -7,22 +7,10 @@ import PurchaseKitSimulator
 /// newer or foreign writer, a bug) never changes an order: it is set aside
 /// with a typed problem, and the order stays as the records before it left it.
 final class JournalUnreadableRecordTests: XCTestCase {
-    /// A journal holding `order`, open, with `payload` appended as one framed record.
+    /// A journal holding `order`, closed, with `payload` appended as one framed record.
     private func journal(with order: Order, appending payload: [UInt8]) async throws -> URL {
         let directory = try makeTemporaryDirectory(self)
-        // No reserved room, so that the record appended below follows the last one.
-        let store = try makeJournalStore(directory, reservation: 0)
-        try await store.save(order)
-        await store.close()
-        var writer = ByteWriter()
-        let start = JournalFrame.start(&writer)
-        writer.bytes += payload
-        JournalFrame.finish(&writer, from: start)
-        let file = directory.appendingPathComponent("journal/\(try XCTUnwrap(journalFiles(directory).first))")
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(writer.bytes))
-        try handle.close()
+        try await appendToJournal(of: order, in: directory, framedRecord(payload))
         return directory
     }
 
