@@ -56,6 +56,16 @@ struct OpenOrders {
     /// The open orders holding a transaction of the purchase `originalID` (its renewals share it).
     func orders(originalTransactionID originalID: String) -> [Order] { orders(at: [.original(originalID)]) }
 
+    /// Whether an open order other than `id` holds a transaction of the
+    /// purchase `originalID`: one hash, no copy, for a check on every delivery.
+    func holdsOthers(originalTransactionID originalID: String, than id: String) -> Bool {
+        switch index[.original(originalID)] {
+        case nil: false
+        case .one(let only): only != id
+        case .many: true
+        }
+    }
+
     /// The open orders of `productID` that hold no transaction yet: those a
     /// payment whose token the store lost may belong to.
     func unpaidOrders(productID: String) -> [Order] { orders(at: [.unpaidProduct(productID)]) }

@@ -150,6 +150,7 @@ extension PurchaseEngine {
             for event in OrderStateMachine.events(from: previous, to: order) { emit(event) }
         }
         if OrderStateMachine.endsRetries(order.status) { cancelRetry(orderID: order.id) }
+        if order.status == .delivered, previous.status != .delivered { followUpFlaggedRenewals(of: order) }
         return true
     }
 

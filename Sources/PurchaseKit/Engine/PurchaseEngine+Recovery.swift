@@ -62,6 +62,60 @@ extension PurchaseEngine {
         return try await retry(orderID: orderID)
     }
 
+    /// Matches again the renewals flagged because the purchase they renew had
+    /// no known user then (rule 4 of ``Reconciler``): `order`, a paid order
+    /// of that purchase, was just delivered, so the server accepted it and its
+    /// user is known. Each flagged renewal the rules now give to a user is
+    /// assigned to that user and delivered, as if it had arrived now; the
+    /// others stay for the app. Costs one index lookup when none is flagged.
+    func followUpFlaggedRenewals(of order: Order) {
+        guard let originalID = order.transaction?.originalID, !order.userID.isEmpty,
+              orders.holdsOthers(originalTransactionID: originalID, than: order.id) else { return }
+        let flagged = orders.orders(originalTransactionID: originalID).filter(\.isFlaggedRenewal)
+        guard !flagged.isEmpty else { return }
+        spawn { engine in await engine.followUp(flagged.map(\.id)) }
+    }
+
+    /// Matches every flagged renewal again (see ``followUpFlaggedRenewals(of:)``)
+    /// and delivers those assigned: at launch, for a delivery whose follow-up
+    /// a kill interrupted or could not save.
+    func followUpAllFlaggedRenewals() async {
+        await followUp(orders.values.filter(\.isFlaggedRenewal).sorted(by: Order.creationOrder).map(\.id))
+    }
+
+    private func followUp(_ flaggedIDs: [String]) async {
+        for orderID in await matchFlaggedRenewalsAgain(flaggedIDs) { spawnDelivery(orderID: orderID, .deliveryDue) }
+    }
+
+    /// Returns the orders it assigned.
+    private func matchFlaggedRenewalsAgain(_ orderIDs: [String]) async -> [String] {
+        guard !orderIDs.isEmpty else { return [] }
+        var assigned: [String] = []
+        // Matched as a store update is, one at a time with the other updates.
+        await lockUpdates()
+        for orderID in orderIDs {
+            guard let flagged = orders[orderID], flagged.isFlaggedRenewal, let transaction = flagged.transaction else { continue }
+            let (candidates, lookupFailed) = await paidCandidates(for: transaction, answering: nil)
+            // Without itself: it would match as its own duplicate. Nobody is
+            // logged in for it: only a user the orders name may get it.
+            let match = configuration.policies.reconciler.match(
+                transaction, kind: .purchased, answering: nil, orders: candidates.filter { $0.id != orderID },
+                currentUserID: nil, storeInitiated: false, ordersMayBeMissing: lookupFailed)
+            guard case .newOrder(let userID, .renewal) = match else { continue }
+            do {
+                try await saveAssignment(orderID: orderID, to: userID)
+            } catch {
+                log(.warning, "A flagged renewal could not be given to its purchase's user; the next launch tries again",
+                    ["orderID": orderID, "error": "\(type(of: error))"])
+                continue
+            }
+            log(.info, "A flagged renewal follows its purchase's user, now known", ["orderID": orderID])
+            assigned.append(orderID)
+        }
+        unlockUpdates()
+        return assigned
+    }
+
     /// Checks and saves the order's new user holding the order's lock: the
     /// engine is re-entrant at the save, and a copy read before it must not
     /// overwrite what another call saved meanwhile. Two assigns of one order
@@ -120,5 +174,14 @@ extension PurchaseEngine {
             throw PurchaseKitError.wrap(error, as: .persistenceReadFailed, "Order '\(orderID)' could not be read back.",
                                         advice: "Check openOrders(user:) later; the order store could not be read.", orderID: orderID)
         }
+    }
+}
+
+private extension Order {
+    /// A renewal made for nobody and flagged for the app to assign: the
+    /// purchase it renews had no user known here when it arrived.
+    var isFlaggedRenewal: Bool {
+        guard status == .needsAttention, userID.isEmpty, let transaction else { return false }
+        return transaction.id != transaction.originalID
     }
 }

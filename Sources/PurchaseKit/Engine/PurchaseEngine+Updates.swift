@@ -99,8 +99,19 @@ extension PurchaseEngine {
     @discardableResult
     func handlePaid(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind, updateToken: String?,
                     fallbackUser: String?, storeInitiated: Bool = false, startsDelivery: Bool = true) async -> PaidPlacement {
-        // The open orders oldest first, then the archived ones found below in
-        // a fixed order, so that the same updates always match the same way.
+        let (candidates, lookupFailed) = await paidCandidates(for: transaction, answering: updateToken)
+        let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
+                                                   orders: candidates, currentUserID: fallbackUser,
+                                                   storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
+        return await place(transaction, match, kind: kind, candidates: candidates, startsDelivery: startsDelivery)
+    }
+
+    /// The orders a paid `transaction` may belong to, for the reconciler: the
+    /// open ones oldest first, then the archived ones in a fixed order, so
+    /// that the same updates always match the same way. `lookupFailed` when
+    /// the order store could not say whether it holds one.
+    func paidCandidates(for transaction: StoreTransaction, answering updateToken: String?) async
+        -> (orders: [Order], lookupFailed: Bool) {
         var candidates = candidateOrders(for: transaction, answering: updateToken)
         // A lookup that failed is no answer of "none": the order it did not
         // find may be the transaction's (see Reconciler.Match.undetermined).
@@ -132,9 +143,12 @@ extension PurchaseEngine {
                 lookupFailed = true
             }
         }
-        let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
-                                                   orders: candidates, currentUserID: fallbackUser,
-                                                   storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
+        return (candidates, lookupFailed)
+    }
+
+    /// Does what the reconciler's `match` of a paid transaction asks.
+    private func place(_ transaction: StoreTransaction, _ match: Reconciler.Match, kind: TransactionUpdate.Kind,
+                       candidates: [Order], startsDelivery: Bool) async -> PaidPlacement {
         switch match {
         case .undetermined:
             unplacedTransactions.insert(transaction.id)

@@ -191,6 +191,7 @@ public actor PurchaseEngine {
         spawn { engine in
             await engine.recover(orderIDs: ids)
             await engine.reconcileRevocations()
+            await engine.followUpAllFlaggedRenewals()
         }
         return report
     }

@@ -24,14 +24,17 @@ import Foundation
 ///    never guessed. Not for a purchase the store started, which never
 ///    carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
-///    server did not reject, for that purchase's user; flagged for the app to
-///    assign while that purchase has no user yet. A renewal of a purchase
-///    whose every order here the server rejected is flagged too, also in a
-///    restore: nobody here is known to pay for it. So is a renewal of a
+///    server did not reject, for the user of its first order that names one
+///    (an order still waiting for assign names none, and hides none that
+///    does); flagged for the app to assign while that purchase has no user
+///    yet. A renewal of a purchase whose every order here the server
+///    rejected is flagged too, also in a restore: nobody here is known to
+///    pay for it. So is a renewal of a
 ///    purchase known here only as a claim the server has not answered (a
 ///    purchase from another device or started by the store, a restore, or a
 ///    payment that lost its token and was matched by time, still owed its
-///    delivery): its user is a guess until the server accepts it.
+///    delivery): its user is a guess until the server accepts it. The engine
+///    then matches such a flagged renewal again.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
@@ -165,21 +168,24 @@ public struct Reconciler: Sendable {
         // rejected that one (it belongs to someone else, as a restore on a
         // shared account can find out): a rejected claim proves no ownership.
         let earlierOrders = orders.filter { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }
-        if let earlier = earlierOrders.first(where: { !$0.isUnansweredClaim }) {
-            // An earlier order still waiting for assign names no user to follow.
-            // A `renewal` order of nobody would rest `purchased`, owed a delivery
-            // that no retry makes (nobody to credit) and that nothing flags:
-            // the renewal waits for the app like its first purchase.
-            guard !earlier.userID.isEmpty else { return .ambiguous(candidateOrderIDs: [], userID: nil) }
+        // An earlier order still waiting for assign names no user to follow,
+        // but it does not hide one that does: a renewal flagged while the
+        // purchase's user was unknown must not flag every later renewal once
+        // it is known. (A `renewal` order of nobody would rest `purchased`,
+        // owed a delivery that no retry makes and that nothing flags: with no
+        // user to follow, the renewal waits for the app like its first purchase.)
+        if let earlier = earlierOrders.first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
-        // The purchase is known here only as a claim the server has not
-        // answered yet: a purchase from another device or started by the
-        // store, credited to whoever was logged in, a restore, or a payment
-        // without its token matched to an order by time. Its user is
-        // a guess until the server accepts it, and the server cannot refuse a
-        // renewal it has never seen: followed, the renewal of another user's
-        // subscription was credited to the guessed user. Flagged instead.
+        // The purchase is known here only as orders waiting for assign, or as
+        // a claim the server has not answered yet: a purchase from another
+        // device or started by the store, credited to whoever was logged in, a
+        // restore, or a payment without its token matched to an order by
+        // time. Its user is a guess until the server accepts it, and the
+        // server cannot refuse a renewal it has never seen: followed, the
+        // renewal of another user's subscription was credited to the guessed
+        // user. Flagged instead; once the claim is accepted, the engine
+        // matches the flagged renewal again (see `PurchaseEngine`'s follow-up).
         if !earlierOrders.isEmpty {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }

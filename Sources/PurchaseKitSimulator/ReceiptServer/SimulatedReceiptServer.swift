@@ -77,6 +77,11 @@ public actor SimulatedReceiptServer: ReceiptVerifier {
         scripted.append(contentsOf: Array(repeating: fault, count: max(0, count)))
     }
 
+    /// Drops the faults scripted for the next requests: the server is back.
+    public func clearScriptedFaults() {
+        scripted.removeAll()
+    }
+
     /// Sets the chance of each fault for requests without a script.
     public func setFaultRates(_ rates: ServerFaultRates) {
         self.rates = rates

@@ -173,3 +173,25 @@ final class ReconcilerOwnershipRuleTests: XCTestCase {
                        .newOrder(userID: "alice", source: .renewal))
     }
 }
+
+extension ReconcilerOwnershipRuleTests {
+    /// A renewal flagged while the purchase's user was unknown waits for
+    /// assign with no user: it names nobody to follow, and it does not hide
+    /// the order that does, wherever the candidates list it.
+    func testARenewalWaitingForAssignDoesNotHideThePurchasesKnownUser() {
+        var flagged = order("unknown-t2", user: "", status: .needsAttention)
+        flagged.source = .unknown
+        flagged.transaction = transaction("t2", originalID: "t1")
+        let accepted = paidOrder("claim-t1", user: "carol", source: .otherDevice, status: .completed, lostToken: true)
+        for orders in [[flagged, accepted], [accepted, flagged]] {
+            XCTAssertEqual(reconciler.match(transaction("t3", originalID: "t1"), orders: orders, currentUserID: "bob"),
+                           .newOrder(userID: "carol", source: .renewal))
+        }
+        // With no order naming a user, the renewal waits like the one before it.
+        let pending = paidOrder("claim-t1", user: "carol", source: .otherDevice, status: .purchased, lostToken: true)
+        for orders in [[flagged], [flagged, pending]] {
+            XCTAssertEqual(reconciler.match(transaction("t3", originalID: "t1"), orders: orders, currentUserID: "bob"),
+                           .ambiguous(candidateOrderIDs: [], userID: nil))
+        }
+    }
+}
