@@ -101,6 +101,7 @@ extension PurchaseEngine {
             let durations: [(String, TimeInterval?)] = [
                 ("storeTimeout", limits.storeTimeout), ("verificationTimeout", limits.verificationTimeout),
                 ("launchTimeout", limits.launchTimeout), ("paymentExpiry", limits.paymentExpiry),
+                ("approvalExpiry", limits.approvalExpiry),
             ]
             for (key, value) in durations {
                 if let value, !(value > 0) { throw bad("limits.\(key)", "must be positive") }

@@ -151,6 +151,8 @@ extension PurchaseEngine {
         }
         if OrderStateMachine.endsRetries(order.status) { cancelRetry(orderID: order.id) }
         if order.status == .delivered, previous.status != .delivered { followUpFlaggedRenewals(of: order) }
+        // Waiting for approval replaces the payment's expiry with the approval's.
+        if order.status == .deferred, previous.status != .deferred { scheduleExpiry(of: order) }
         return true
     }
 
@@ -300,9 +302,16 @@ extension PurchaseEngine {
         scheduleTimer(orderID: orderID, at: date, event: .deliveryDue)
     }
 
-    /// Schedules the expiry of a payment the store has not answered.
+    /// Schedules the expiry of a payment the store has not answered, or that
+    /// waits for approval.
     func scheduleExpiry(of order: Order?) {
-        guard let order, order.status == .purchasing, let expiry = configuration.limits.paymentExpiry else { return }
+        guard let order else { return }
+        let expiry = switch order.status {
+        case .purchasing: configuration.limits.paymentExpiry
+        case .deferred: configuration.limits.approvalExpiry
+        default: TimeInterval?.none
+        }
+        guard let expiry else { return }
         scheduleTimer(orderID: order.id, at: (order.paymentBeganAt ?? order.createdAt).addingTimeInterval(expiry),
                       event: .paymentExpired)
     }

@@ -70,6 +70,13 @@ extension PurchaseEngine.Configuration {
         /// before it rests as `failed`. A payment that completes later still
         /// finds its order by token and is delivered. Nil keeps it open for ever.
         public var paymentExpiry: TimeInterval?
+        /// How long a payment waiting for approval (Ask to Buy, `deferred`)
+        /// stays open before it rests as `failed`, counted from the payment's
+        /// start. The store sends nothing when a request expires unanswered
+        /// (the family organizer has 24 hours), so without it the order waits
+        /// for ever. An approval that comes later still finds its order by
+        /// token and is delivered. Nil keeps it open for ever.
+        public var approvalExpiry: TimeInterval?
 
         /// Creates the limits; every one has a default.
         public init(
@@ -78,7 +85,8 @@ extension PurchaseEngine.Configuration {
             storeTimeout: TimeInterval? = 600,
             verificationTimeout: TimeInterval? = 60,
             launchTimeout: TimeInterval? = 30,
-            paymentExpiry: TimeInterval? = 24 * 3600
+            paymentExpiry: TimeInterval? = 24 * 3600,
+            approvalExpiry: TimeInterval? = 48 * 3600
         ) {
             self.maximumConcurrentPurchases = maximumConcurrentPurchases
             self.maximumConcurrentDeliveries = maximumConcurrentDeliveries
@@ -86,6 +94,7 @@ extension PurchaseEngine.Configuration {
             self.verificationTimeout = verificationTimeout
             self.launchTimeout = launchTimeout
             self.paymentExpiry = paymentExpiry
+            self.approvalExpiry = approvalExpiry
         }
     }
 }

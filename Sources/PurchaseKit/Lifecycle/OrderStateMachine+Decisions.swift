@@ -10,8 +10,8 @@ extension OrderStateMachine {
         /// Drive the order with this event (a delivery or a finish owed, or
         /// an order the app left before its payment reached the store).
         case drive(OrderEvent)
-        /// A payment the store has not answered yet: watch it, so that it
-        /// expires after the configured time.
+        /// A payment the store has not answered yet, or one waiting for
+        /// approval: watch it, so that it expires after the configured time.
         case watchExpiry
         /// Nothing is owed and nothing can still match it: archive it.
         case archive
@@ -41,7 +41,7 @@ extension OrderStateMachine {
         switch order.status {
         case .purchased, .needsAttention: return .drive(.deliveryDue)
         case .created: return .drive(.abandoned)
-        case .purchasing: return .watchExpiry
+        case .purchasing, .deferred: return .watchExpiry
         case .delivered where finishesAfterDelivery: return .drive(.finishDue)
         case .rejected, .revoked: if owesFinish(order) { return .drive(.finishDue) }
         default: break

@@ -17,9 +17,10 @@ public enum OrderEvent: Sendable, Equatable {
     case finishDue
     /// The app stopped before the payment reached the store: nothing was charged.
     case abandoned
-    /// The store never answered a payment within the configured expiry. The
-    /// order rests as failed; a payment that still arrives later finds it by
-    /// its token (failed may still become purchased).
+    /// The store never answered a payment, or a request for its approval,
+    /// within the configured expiry. The order rests as failed; a payment
+    /// that still arrives later finds it by its token (failed may still
+    /// become purchased).
     case paymentExpired
 }
 
@@ -159,9 +160,12 @@ public struct OrderStateMachine: Sendable {
             return Step(order: next, actions: [.persist, .archive])
 
         case .paymentExpired:
-            guard next.status == .purchasing, moved(to: .failed) else { return unchanged }
+            let wasDeferred = next.status == .deferred
+            guard next.status == .purchasing || wasDeferred, moved(to: .failed) else { return unchanged }
             next.paymentFinishedAt = now
-            next.hint = "The store never answered the payment; if it still completes, the order is delivered then."
+            next.hint = wasDeferred
+                ? "The request for approval was not answered in time; if it is approved later, the order is delivered then."
+                : "The store never answered the payment; if it still completes, the order is delivered then."
             next.lastErrorCode = .timeout
             // Not archived: a late payment that lost its token is matched by
             // product and time against the working set, so the expired order

@@ -27,7 +27,7 @@ final class OrderStateMachineDecisionTests: XCTestCase {
         let expected: [OrderStatus: (unpaid: OrderStateMachine.LaunchWork, paid: OrderStateMachine.LaunchWork)] = [
             .created: (.drive(.abandoned), .drive(.abandoned)),
             .purchasing: (.watchExpiry, .watchExpiry),
-            .deferred: (.none, .none),
+            .deferred: (.watchExpiry, .watchExpiry),
             .purchased: (.drive(.deliveryDue), .drive(.deliveryDue)),
             .needsAttention: (.drive(.deliveryDue), .drive(.deliveryDue)),
             .delivered: (.drive(.finishDue), .drive(.finishDue)),
