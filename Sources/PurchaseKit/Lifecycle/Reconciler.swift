@@ -29,12 +29,12 @@ import Foundation
 ///    does); flagged for the app to assign while that purchase has no user
 ///    yet. A renewal of a purchase whose every order here the server
 ///    rejected is flagged too, also in a restore: nobody here is known to
-///    pay for it. So is a renewal of a
-///    purchase known here only as a claim the server has not answered (a
-///    purchase from another device or started by the store, a restore, or a
-///    payment that lost its token and was matched by time, still owed its
-///    delivery): its user is a guess until the server accepts it. The engine
-///    then matches such a flagged renewal again.
+///    pay for it. So is a renewal of a purchase known here only as a claim
+///    the server has not answered (a purchase from another device or
+///    started by the store, a restore, or a payment that lost its token and
+///    was matched by time, still owed its delivery): its user is a guess
+///    until the server accepts it. The engine then matches such a flagged
+///    renewal again.
 /// 5. A token no order holds (the app lost the order: a reinstall), or a
 ///    renewal of an unknown purchase: flagged for the app to assign, never
 ///    guessed — unless it is restored, when rule 6 applies.
