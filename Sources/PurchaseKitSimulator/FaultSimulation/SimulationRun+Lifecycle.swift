@@ -113,12 +113,17 @@ extension SimulationRun {
     /// account shared by several app users, a restore cannot tell whose a
     /// restored purchase is until the server answers, and a renewal arriving
     /// meanwhile follows the restoring user (see the README's limits). The
-    /// simulation restores on such a device only for a user who owns every
-    /// restorable purchase credited so far.
+    /// simulation restores on such a device only for a user who paid for
+    /// every restorable purchase of the account. The store's payers, not the
+    /// server's credits: a subscription the server never credited (its
+    /// receipt judged forged) still renews for the user who paid for it, and
+    /// a restore on the new device once credited that renewal to the restorer.
     private func mayRestore(_ user: String) async -> Bool {
         guard reinstalled else { return true }
         let restorable: Set<String> = [SimulationWorld.pro, SimulationWorld.monthly]
-        return await world.server.allCredits.allSatisfy { !restorable.contains($0.productID) || $0.userID == user }
+        return await world.store.accountView().records.allSatisfy {
+            !restorable.contains($0.transaction.productID) || $0.buyer == user
+        }
     }
 
     /// The current user restores on this device.
