@@ -303,12 +303,12 @@ extension PurchaseEngine {
     }
 
     /// Schedules the expiry of a payment the store has not answered, or that
-    /// waits for approval.
+    /// waits for approval or an action.
     func scheduleExpiry(of order: Order?) {
         guard let order else { return }
         let expiry = switch order.status {
         case .purchasing: configuration.limits.paymentExpiry
-        case .deferred: configuration.limits.approvalExpiry
+        case .deferred where OrderStateMachine.expiresWhileDeferred(order): configuration.limits.approvalExpiry
         default: TimeInterval?.none
         }
         guard let expiry else { return }

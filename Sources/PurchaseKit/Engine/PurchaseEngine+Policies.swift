@@ -70,12 +70,15 @@ extension PurchaseEngine.Configuration {
         /// before it rests as `failed`. A payment that completes later still
         /// finds its order by token and is delivered. Nil keeps it open for ever.
         public var paymentExpiry: TimeInterval?
-        /// How long a payment waiting for approval (Ask to Buy, `deferred`)
-        /// stays open before it rests as `failed`, counted from the payment's
-        /// start. The store sends nothing when a request expires unanswered
-        /// (the family organizer has 24 hours), so without it the order waits
-        /// for ever. An approval that comes later still finds its order by
-        /// token and is delivered. Nil keeps it open for ever.
+        /// How long a payment waiting for approval (Ask to Buy) or for the
+        /// user's action at the store (`deferred`) stays open before it rests
+        /// as `failed`, counted from the payment's start. The store sends
+        /// nothing when an Ask to Buy request expires unanswered (the family
+        /// organizer has 24 hours), so without it the order waits for ever.
+        /// An answer that comes later still finds its order by token and is
+        /// delivered. Nil keeps it open for ever. Not for a subscription,
+        /// whose `deferred` payment may be a change scheduled for the renewal
+        /// date (see ``OrderStateMachine/expiresWhileDeferred(_:)``).
         public var approvalExpiry: TimeInterval?
 
         /// Creates the limits; every one has a default.

@@ -11,7 +11,8 @@ extension OrderStateMachine {
         /// an order the app left before its payment reached the store).
         case drive(OrderEvent)
         /// A payment the store has not answered yet, or one waiting for
-        /// approval: watch it, so that it expires after the configured time.
+        /// approval or an action (see ``OrderStateMachine/expiresWhileDeferred(_:)``):
+        /// watch it, so that it expires after the configured time.
         case watchExpiry
         /// Nothing is owed and nothing can still match it: archive it.
         case archive
@@ -41,7 +42,8 @@ extension OrderStateMachine {
         switch order.status {
         case .purchased, .needsAttention: return .drive(.deliveryDue)
         case .created: return .drive(.abandoned)
-        case .purchasing, .deferred: return .watchExpiry
+        case .purchasing: return .watchExpiry
+        case .deferred where Self.expiresWhileDeferred(order): return .watchExpiry
         case .delivered where finishesAfterDelivery: return .drive(.finishDue)
         case .rejected, .revoked: if owesFinish(order) { return .drive(.finishDue) }
         default: break

@@ -161,10 +161,11 @@ public struct OrderStateMachine: Sendable {
 
         case .paymentExpired:
             let wasDeferred = next.status == .deferred
-            guard next.status == .purchasing || wasDeferred, moved(to: .failed) else { return unchanged }
+            guard next.status == .purchasing || (wasDeferred && Self.expiresWhileDeferred(next)),
+                  moved(to: .failed) else { return unchanged }
             next.paymentFinishedAt = now
             next.hint = wasDeferred
-                ? "The request for approval was not answered in time; if it is approved later, the order is delivered then."
+                ? "The payment waited for approval or for an action at the store and was not answered in time; if it still completes, the order is delivered then."
                 : "The store never answered the payment; if it still completes, the order is delivered then."
             next.lastErrorCode = .timeout
             // Not archived: a late payment that lost its token is matched by
@@ -183,6 +184,16 @@ public struct OrderStateMachine: Sendable {
             let archivable = next.status.isArchivable
             return Step(order: next, actions: archivable ? [.persist, .archive] : [.persist])
         }
+    }
+
+    /// Whether a `deferred` order expires (after `approvalExpiry`): a payment
+    /// waiting for approval (Ask to Buy) or for the user's action at the
+    /// store, which the store may never answer. Not a subscription's: its
+    /// payment may be a change the store scheduled for the renewal date,
+    /// answered then, however far away, and nothing saved with the order
+    /// tells the two apart after a relaunch.
+    public static func expiresWhileDeferred(_ order: Order) -> Bool {
+        order.status == .deferred && order.productType != .autoRenewable
     }
 
     /// Whether a failed or cancelled payment the store keeps in its queue may

@@ -75,6 +75,53 @@ final class ApprovalExpiryTests: XCTestCase {
         XCTAssertEqual(stored?.status, .failed)
     }
 
+    /// A purchase interrupted for the user's action at the store (accepting
+    /// new terms, say) that nobody completes expires the same way.
+    func testAnInterruptedPurchaseNobodyCompletesExpiresAndIsDeliveredIfCompletedLater() async throws {
+        let world = World()
+        var configuration = world.configuration()
+        configuration.limits.approvalExpiry = 48 * 3600
+        let engine = try await world.engine(configuration)
+        await world.store.scriptNextPurchase(.interrupted)
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .pending(let order, .actionRequired) = result else { return XCTFail("\(result)") }
+        world.clock.advance(by: 48 * 3600)
+        await engine.waitUntilIdle()
+        let stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.status, .failed)
+        XCTAssertEqual(stored?.lastErrorCode, .timeout)
+
+        let interrupted = await world.store.pendingInterrupted()
+        try await world.store.completeInterruptedPurchase(id: try XCTUnwrap(interrupted.first).id)
+        await engine.waitUntilIdle()
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.map(\.userID), ["alice"])
+        XCTAssertEqual(credits.map(\.orderID), [order.id])
+    }
+
+    /// A subscription's deferred payment may be a change the store scheduled
+    /// for the renewal date, a month away: it does not expire, and the new
+    /// product begins on that date.
+    func testAScheduledSubscriptionChangeDoesNotExpireBeforeTheRenewalDate() async throws {
+        let world = World.tiers(fast: false)
+        var configuration = world.configuration()
+        configuration.limits.approvalExpiry = 3600
+        let engine = try await world.engine(configuration)
+        let first = try await engine.purchase(productID: Catalog.Tiers.pro, user: "alice")
+        guard case .success(let proOrder) = first else { return XCTFail("\(first)") }
+        let renewal = try XCTUnwrap(proOrder.transaction?.expirationDate)
+        let downgrade = try await engine.purchase(productID: Catalog.Tiers.basic, user: "alice")
+        guard case .pending(let order, .subscriptionChangeScheduled) = downgrade else { return XCTFail("\(downgrade)") }
+
+        await world.advance(by: 7 * 86_400, engine)
+        var stored = await world.orders.order(id: order.id)
+        XCTAssertEqual(stored?.status, .deferred)
+        await world.advance(by: renewal.timeIntervalSince(world.clock.now) + 1, engine)
+        stored = await world.orders.order(id: order.id)
+        XCTAssertTrue(stored?.status == .completed || stored?.status == .delivered, "\(String(describing: stored?.status))")
+        XCTAssertEqual(stored?.transaction?.purchaseDate, renewal)
+    }
+
     func testWithoutAnApprovalExpiryTheOrderWaitsForEver() async throws {
         let world = World()
         var configuration = world.configuration()

@@ -44,6 +44,22 @@ final class OrderStateMachineDecisionTests: XCTestCase {
         }
     }
 
+    /// A subscription's deferred payment may be a change scheduled for the
+    /// renewal date: launch does not watch it for expiry, and an expiry changes nothing.
+    func testASubscriptionsDeferredPaymentNeverExpires() {
+        var deferred = order(.deferred)
+        deferred.productType = .autoRenewable
+        XCTAssertFalse(OrderStateMachine.expiresWhileDeferred(deferred))
+        XCTAssertEqual(launch(automatic, deferred), OrderStateMachine.LaunchWork.none)
+        XCTAssertTrue(automatic.step(deferred, on: .paymentExpired, now: deferred.createdAt, retryDelay: 10).isNoChange)
+        for type in [ProductType.consumable, .nonConsumable, .nonRenewable] {
+            deferred.productType = type
+            XCTAssertTrue(OrderStateMachine.expiresWhileDeferred(deferred), "\(type)")
+            XCTAssertEqual(launch(automatic, deferred), .watchExpiry, "\(type)")
+            XCTAssertEqual(automatic.step(deferred, on: .paymentExpired, now: deferred.createdAt, retryDelay: 10).order.status, .failed)
+        }
+    }
+
     func testLaunchLeavesADeliveredOrderToTheAppWithManualFinishing() {
         XCTAssertEqual(launch(manual, order(.delivered, paid: true)), OrderStateMachine.LaunchWork.none)
         XCTAssertEqual(launch(manual, order(.rejected, paid: true)), .drive(.finishDue), "a rejected one is still the engine's to finish")
