@@ -53,12 +53,18 @@ extension PurchaseEngine {
     /// Gives an unassigned order (a transaction that matched no user safely) to
     /// a user, and delivers it.
     ///
+    /// Assigning an order to the user it already belongs to changes nothing
+    /// and answers the order as it stands (delivered again if still owed):
+    /// the engine itself gives a flagged renewal to its purchase's user once
+    /// that user is known, so an app that assigns every flagged order of a
+    /// purchase may find a renewal given, or delivered and archived, already.
+    ///
     /// - Throws: ``PurchaseKitError/Code/orderNotFound``; ``PurchaseKitError/Code/invalidConfiguration``
-    ///   when the order already belongs to someone — an order is only ever credited to its own user.
+    ///   when the order already belongs to someone else — an order is only ever credited to its own user.
     ///   ``PurchaseKitError/Code/engineShutDown`` after ``shutdown()``.
     @discardableResult
     public func assign(orderID: String, toUser userID: String) async throws -> Order {
-        try await saveAssignment(orderID: orderID, to: userID)
+        if let archived = try await saveAssignment(orderID: orderID, to: userID) { return archived }
         return try await retry(orderID: orderID)
     }
 
@@ -103,7 +109,7 @@ extension PurchaseEngine {
                 currentUserID: nil, storeInitiated: false, ordersMayBeMissing: lookupFailed)
             guard case .newOrder(let userID, .renewal) = match else { continue }
             do {
-                try await saveAssignment(orderID: orderID, to: userID)
+                _ = try await saveAssignment(orderID: orderID, to: userID)
             } catch {
                 log(.warning, "A flagged renewal could not be given to its purchase's user; the next launch tries again",
                     ["orderID": orderID, "error": "\(type(of: error))"])
@@ -122,18 +128,25 @@ extension PurchaseEngine {
     /// to two users once both passed the check; the second one's stale copy
     /// replaced the first one's order mid-delivery, so the server credited the
     /// first user and the engine recorded the second, and both calls succeeded.
-    private func saveAssignment(orderID: String, to userID: String) async throws {
+    ///
+    /// - Returns: the archived order, when it is already `userID`'s and
+    ///   archived (nothing to do); nil when the open order is `userID`'s now.
+    private func saveAssignment(orderID: String, to userID: String) async throws -> Order? {
         await lockOrder(orderID)
         defer { unlockOrder(orderID) }
         // A shut-down engine's copy is stale: the next engine may have given
         // the order to someone and delivered it since (see refusesSaveAfterShutdown(of:)).
         try ensureRunning(orderID: orderID)
         guard let open = orders[orderID] else {
+            if !userID.isEmpty, let archived = try? await store.order(id: orderID), archived.userID == userID {
+                return archived
+            }
             throw PurchaseKitError(.orderNotFound, "There is no open order '\(orderID)'.",
                                    advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)
         }
+        if !userID.isEmpty, open.userID == userID { return nil }
         guard let order = OrderStateMachine.assignment(of: open, to: userID, now: clock.now) else {
-            throw PurchaseKitError(.invalidConfiguration, "Order '\(orderID)' already belongs to a user, or no user was given.",
+            throw PurchaseKitError(.invalidConfiguration, "Order '\(orderID)' already belongs to another user, or no user was given.",
                                    advice: "Only unassigned orders can be assigned, to a non-empty user id.", orderID: orderID)
         }
         do {
@@ -143,6 +156,7 @@ extension PurchaseEngine {
                                         advice: "Try again.", orderID: orderID)
         }
         orders[orderID] = order
+        return nil
     }
 
     /// Finishes a delivered order's transaction, with ``FinishPolicy/manual``.

@@ -103,4 +103,37 @@ final class AssignmentTests: XCTestCase {
         let unfinished = await world.store.unfinishedTransactions()
         XCTAssertEqual(unfinished, [])
     }
+
+    /// An app that assigns every flagged order of the purchase, as apps did
+    /// before the engine gave a flagged renewal to its purchase's user on its
+    /// own: each call succeeds, whichever comes first, and each transaction
+    /// is credited to dave once. Another user is still refused.
+    func testAssigningEveryFlaggedOrderOfAPurchaseSucceedsWhenTheEngineGaveTheRenewalFirst() async throws {
+        let world = World()
+        let engine = try await world.engine()
+        await engine.setCurrentUser("carol")
+        try await world.store.add(Payment(productID: Catalog.monthly, orderToken: "9f0c7d4e-0000-4000-8000-000000000003", userID: "dave"))
+        await engine.waitUntilIdle()
+        await world.advance(by: 40 * 24 * 3600, engine)
+        let open = await engine.openOrders()
+        XCTAssertEqual(open.map(\.userID), ["", ""])
+
+        for order in open {
+            let assigned = try await engine.assign(orderID: order.id, toUser: "dave")
+            XCTAssertEqual(assigned.userID, "dave")
+            XCTAssertEqual(assigned.status, .completed, order.id)
+        }
+        await engine.waitUntilIdle()
+        let dave = await world.server.credits(forUser: "dave")
+        XCTAssertEqual(dave.count, 2, "the purchase and its renewal, once each")
+        // Once more, archived: nothing changes; another user is refused.
+        for order in open {
+            let again = try await engine.assign(orderID: order.id, toUser: "dave")
+            XCTAssertEqual(again.status, .completed)
+            let refused = await assertThrows(.orderNotFound) { _ = try await engine.assign(orderID: order.id, toUser: "erin") }
+            XCTAssertNotNil(refused)
+        }
+        let credits = await world.server.allCredits
+        XCTAssertEqual(credits.count, 2)
+    }
 }
