@@ -253,9 +253,11 @@ extension PurchaseEngine {
 
     private func handleRevocation(_ transaction: StoreTransaction) async {
         var orderID = configuration.policies.reconciler.matchRevocation(transaction, orders: orders.orders(transactionID: transaction.id))
+        var fromArchive = false
         if orderID == nil, let archived = try? await store.order(transactionID: transaction.id) {
             orders[archived.id] = archived
             orderID = archived.id
+            fromArchive = true
         }
         guard let orderID else {
             log(.warning, "A revocation matched no order", ["transactionID": transaction.id])
@@ -264,8 +266,9 @@ extension PurchaseEngine {
         }
         await drive(orderID: orderID, .store(.revoked, transaction))
         if let order = orders[orderID], OrderStateMachine.returnsToArchive(afterRevoking: order) {
-            // Brought back only to be revoked, but it could not be: return it to the archive.
-            await archive(orderID: orderID)
+            // Brought back only to be revoked, but it could not be: it is still
+            // in the archive, unchanged, so it only leaves the working set.
+            if fromArchive { orders[orderID] = nil } else { await archive(orderID: orderID) }
         }
     }
 }

@@ -116,8 +116,9 @@ extension OrderStateMachine {
 extension OrderStateMachine {
     /// Whether an order brought back from the archive to be revoked goes
     /// back there: the revocation did not apply (it was not revoked), and
-    /// nothing is owed on it.
+    /// nothing is owed on it, a finish included (a rejected order whose
+    /// finish failed stays open until a retry finishes it).
     public static func returnsToArchive(afterRevoking order: Order) -> Bool {
-        order.status != .revoked && order.status.isArchivable
+        order.status != .revoked && order.status.isArchivable && (order.transaction == nil || order.isFinished)
     }
 }

@@ -60,10 +60,14 @@ final class ReconcilerUpdateTests: XCTestCase {
 
     func testAnOrderBroughtBackToBeRevokedReturnsToTheArchiveOnlyIfItWasNot() {
         var completed = order("c", status: .completed, paid: true)
+        completed.finishedAt = t0
         XCTAssertTrue(OrderStateMachine.returnsToArchive(afterRevoking: completed), "the revocation did not apply")
         completed.status = .revoked
         XCTAssertFalse(OrderStateMachine.returnsToArchive(afterRevoking: completed), "revoked: it rests where the engine put it")
         XCTAssertFalse(OrderStateMachine.returnsToArchive(afterRevoking: order("p", status: .purchased, paid: true)),
                        "still owed a delivery")
+        XCTAssertFalse(OrderStateMachine.returnsToArchive(afterRevoking: order("r", status: .rejected, paid: true)),
+                       "still owed its finish")
+        XCTAssertTrue(OrderStateMachine.returnsToArchive(afterRevoking: order("f", status: .failed)), "nothing was paid")
     }
 }
