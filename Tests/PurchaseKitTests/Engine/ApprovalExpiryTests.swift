@@ -8,6 +8,12 @@ import PurchaseKitSimulator
 /// `failed` after `approvalExpiry` instead of waiting for ever. An approval
 /// that still comes is delivered to the order's user all the same.
 final class ApprovalExpiryTests: XCTestCase {
+    private func configuration(_ world: World, approvalExpiry: TimeInterval?) -> PurchaseEngine.Configuration {
+        var configuration = world.configuration()
+        configuration.limits.approvalExpiry = approvalExpiry
+        return configuration
+    }
+
     private func askToBuy(_ world: World, _ engine: PurchaseEngine) async throws -> Order {
         await world.store.scriptNextPurchase(.askToBuy)
         let result = try await engine.purchase(productID: Catalog.pro, user: "kid")
@@ -20,9 +26,7 @@ final class ApprovalExpiryTests: XCTestCase {
 
     func testARequestNobodyAnswersExpiresAndALateApprovalIsStillDelivered() async throws {
         let world = World()
-        var configuration = world.configuration()
-        configuration.limits.approvalExpiry = 48 * 3600
-        let engine = try await world.engine(configuration)
+        let engine = try await world.engine(configuration(world, approvalExpiry: 48 * 3600))
         let order = try await askToBuy(world, engine)
 
         // The payment's own expiry (24 hours by default) does not end the wait.
@@ -57,14 +61,12 @@ final class ApprovalExpiryTests: XCTestCase {
     /// The wait is counted from the payment's start, across launches.
     func testARequestStillWaitingAtLaunchExpiresWhenItsTimeComes() async throws {
         let world = World()
-        var configuration = world.configuration()
-        configuration.limits.approvalExpiry = 48 * 3600
-        let first = try await world.engine(configuration)
+        let first = try await world.engine(configuration(world, approvalExpiry: 48 * 3600))
         let order = try await askToBuy(world, first)
         await first.shutdown()
 
         world.clock.advance(by: 40 * 3600)
-        let second = try await world.engine(configuration)
+        let second = try await world.engine(configuration(world, approvalExpiry: 48 * 3600))
         await second.waitUntilIdle()
         var stored = await world.orders.order(id: order.id)
         XCTAssertEqual(stored?.status, .deferred)
@@ -79,9 +81,7 @@ final class ApprovalExpiryTests: XCTestCase {
     /// new terms, say) that nobody completes expires the same way.
     func testAnInterruptedPurchaseNobodyCompletesExpiresAndIsDeliveredIfCompletedLater() async throws {
         let world = World()
-        var configuration = world.configuration()
-        configuration.limits.approvalExpiry = 48 * 3600
-        let engine = try await world.engine(configuration)
+        let engine = try await world.engine(configuration(world, approvalExpiry: 48 * 3600))
         await world.store.scriptNextPurchase(.interrupted)
         let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
         guard case .pending(let order, .actionRequired) = result else { return XCTFail("\(result)") }
@@ -104,9 +104,7 @@ final class ApprovalExpiryTests: XCTestCase {
     /// product begins on that date.
     func testAScheduledSubscriptionChangeDoesNotExpireBeforeTheRenewalDate() async throws {
         let world = World.tiers(fast: false)
-        var configuration = world.configuration()
-        configuration.limits.approvalExpiry = 3600
-        let engine = try await world.engine(configuration)
+        let engine = try await world.engine(configuration(world, approvalExpiry: 3600))
         let first = try await engine.purchase(productID: Catalog.Tiers.pro, user: "alice")
         guard case .success(let proOrder) = first else { return XCTFail("\(first)") }
         let renewal = try XCTUnwrap(proOrder.transaction?.expirationDate)
@@ -124,9 +122,7 @@ final class ApprovalExpiryTests: XCTestCase {
 
     func testWithoutAnApprovalExpiryTheOrderWaitsForEver() async throws {
         let world = World()
-        var configuration = world.configuration()
-        configuration.limits.approvalExpiry = nil
-        let engine = try await world.engine(configuration)
+        let engine = try await world.engine(configuration(world, approvalExpiry: nil))
         let order = try await askToBuy(world, engine)
         world.clock.advance(by: 365 * 86_400)
         await engine.waitUntilIdle()
@@ -137,9 +133,7 @@ final class ApprovalExpiryTests: XCTestCase {
     func testAnApprovalExpiryThatIsNotPositiveIsRefused() {
         let world = World()
         for bad in [0, -1, TimeInterval.nan] {
-            var configuration = world.configuration()
-            configuration.limits.approvalExpiry = bad
-            XCTAssertThrowsError(try PurchaseEngine(configuration: configuration), "\(bad)") { error in
+            XCTAssertThrowsError(try PurchaseEngine(configuration: configuration(world, approvalExpiry: bad)), "\(bad)") { error in
                 XCTAssertEqual((error as? PurchaseKitError)?.keyPath, "limits.approvalExpiry")
             }
         }

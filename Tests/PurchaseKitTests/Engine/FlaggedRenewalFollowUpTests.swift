@@ -8,28 +8,6 @@ import PurchaseKitSimulator
 /// server accepts the claim, as it would have had it arrived then; a refused
 /// claim leaves it for the app.
 final class FlaggedRenewalFollowUpTests: XCTestCase {
-    /// Bob is logged in when a purchase from another device arrives (an
-    /// `otherDevice` claim for bob); the server is down; the subscription
-    /// renews and the renewal is flagged. Returns the claim and the renewal.
-    private func claimAndFlaggedRenewal(_ world: World, _ engine: PurchaseEngine) async throws -> (claim: Order, renewal: Order) {
-        await engine.setCurrentUser("bob")
-        await world.server.failNext(100, with: .serverError(statusCode: 503))
-        try await SimulatedDevice(world: world).buy(Catalog.monthly)
-        await engine.waitUntilIdle()
-        let claims = await engine.openOrders()
-        let claim = try XCTUnwrap(claims.first)
-        XCTAssertEqual(claim.source, .otherDevice)
-        world.clock.advance(by: 31 * 86_400)
-        await engine.waitUntilIdle()
-        await world.store.processRenewals()
-        await engine.waitUntilIdle()
-        let open = await engine.openOrders()
-        let renewal = try XCTUnwrap(open.first { $0.id != claim.id })
-        XCTAssertEqual(renewal.status, .needsAttention)
-        XCTAssertEqual(renewal.userID, "")
-        return (claim, renewal)
-    }
-
     func testTheRenewalFollowsTheClaimsUserOnceTheServerAcceptsTheClaim() async throws {
         let world = World()
         let engine = try await world.engine()
@@ -109,4 +87,26 @@ final class FlaggedRenewalFollowUpTests: XCTestCase {
         let renewalCredits = await world.server.credits(forTransactionID: try XCTUnwrap(renewal.transactionID))
         XCTAssertEqual(renewalCredits.map(\.userID), ["bob"])
     }
+}
+
+/// Bob is logged in when a purchase from another device arrives (an
+/// `otherDevice` claim for bob); the server is down; the subscription
+/// renews and the renewal is flagged. Returns the claim and the renewal.
+func claimAndFlaggedRenewal(_ world: World, _ engine: PurchaseEngine) async throws -> (claim: Order, renewal: Order) {
+    await engine.setCurrentUser("bob")
+    await world.server.failNext(100, with: .serverError(statusCode: 503))
+    try await SimulatedDevice(world: world).buy(Catalog.monthly)
+    await engine.waitUntilIdle()
+    let claims = await engine.openOrders()
+    let claim = try XCTUnwrap(claims.first)
+    XCTAssertEqual(claim.source, .otherDevice)
+    world.clock.advance(by: 31 * 86_400)
+    await engine.waitUntilIdle()
+    await world.store.processRenewals()
+    await engine.waitUntilIdle()
+    let open = await engine.openOrders()
+    let renewal = try XCTUnwrap(open.first { $0.id != claim.id })
+    XCTAssertEqual(renewal.status, .needsAttention)
+    XCTAssertEqual(renewal.userID, "")
+    return (claim, renewal)
 }

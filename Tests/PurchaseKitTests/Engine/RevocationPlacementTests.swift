@@ -47,16 +47,7 @@ final class RevocationPlacementTests: XCTestCase {
     /// now stays open until a retry finishes it.
     func testARejectedOrderWhoseFinishFailedIsNotArchivedByARefundAndIsFinishedLater() async throws {
         let world = World()
-        let queue = flakyFinish(world.store)
-        let engine = try await world.engine(world.configuration(queue: queue, verifier: ForgingVerifier()))
-        do {
-            _ = try await engine.purchase(productID: Catalog.pro, user: "alice")
-            XCTFail("expected a rejection")
-        } catch let error as PurchaseKitError {
-            XCTAssertEqual(error.code, .verificationRejected)
-        }
-        let transactions = await world.store.allTransactions()
-        let transactionID = try XCTUnwrap(transactions.first?.id)
+        let (engine, transactionID) = try await rejectedPurchaseWhoseFinishFailed(world)
 
         try await world.store.refund(transactionID: transactionID)
         await engine.waitUntilIdle()
