@@ -29,7 +29,7 @@ final class RestoreReportTests: XCTestCase {
         // The restore finds the paid order (the transaction is a duplicate of it)
         // while the delivery still holds it.
         var reached = false
-        for _ in 0..<10_000 {
+        for _ in 0..<100_000 {
             if await engine.diagnostics.staleUpdatesIgnored > duplicatesBefore { reached = true; break }
             await Task.yield()
         }
