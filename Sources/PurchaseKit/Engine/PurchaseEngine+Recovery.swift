@@ -109,7 +109,7 @@ extension PurchaseEngine {
                 currentUserID: nil, storeInitiated: false, ordersMayBeMissing: lookupFailed)
             guard case .newOrder(let userID, .renewal) = match else { continue }
             do {
-                _ = try await saveAssignment(orderID: orderID, to: userID)
+                _ = try await saveAssignment(orderID: orderID, to: userID, source: .renewal)
             } catch {
                 log(.warning, "A flagged renewal could not be given to its purchase's user; the next launch tries again",
                     ["orderID": orderID, "error": "\(type(of: error))"])
@@ -129,9 +129,13 @@ extension PurchaseEngine {
     /// replaced the first one's order mid-delivery, so the server credited the
     /// first user and the engine recorded the second, and both calls succeeded.
     ///
+    /// `source`, when given, replaces the order's: a flagged renewal that the
+    /// rules now give to its purchase's user is a `renewal`, as it would have
+    /// been had that user been known when it arrived.
+    ///
     /// - Returns: the archived order, when it is already `userID`'s and
     ///   archived (nothing to do); nil when the open order is `userID`'s now.
-    private func saveAssignment(orderID: String, to userID: String) async throws -> Order? {
+    private func saveAssignment(orderID: String, to userID: String, source: OrderSource? = nil) async throws -> Order? {
         await lockOrder(orderID)
         defer { unlockOrder(orderID) }
         // A shut-down engine's copy is stale: the next engine may have given
@@ -145,10 +149,11 @@ extension PurchaseEngine {
                                    advice: "List the orders needing attention with openOrders(user:).", orderID: orderID)
         }
         if !userID.isEmpty, open.userID == userID { return nil }
-        guard let order = OrderStateMachine.assignment(of: open, to: userID, now: clock.now) else {
+        guard var order = OrderStateMachine.assignment(of: open, to: userID, now: clock.now) else {
             throw PurchaseKitError(.invalidConfiguration, "Order '\(orderID)' already belongs to another user, or no user was given.",
                                    advice: "Only unassigned orders can be assigned, to a non-empty user id.", orderID: orderID)
         }
+        if let source { order.source = source }
         do {
             try await store.save(order)
         } catch {

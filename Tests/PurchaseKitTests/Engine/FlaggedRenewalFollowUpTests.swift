@@ -25,6 +25,8 @@ final class FlaggedRenewalFollowUpTests: XCTestCase {
         let followed = await world.orders.order(id: renewal.id)
         XCTAssertEqual(followed?.userID, "bob")
         XCTAssertEqual(followed?.status, .completed)
+        XCTAssertEqual(renewal.source, .unknown, "flagged: nobody known to follow")
+        XCTAssertEqual(followed?.source, .renewal, "as if bob had been known when it arrived")
         let open = await engine.openOrders()
         XCTAssertEqual(open, [], "nothing is left for the app to assign")
         let unfinished = await world.store.unfinishedTransactions()
@@ -84,6 +86,7 @@ final class FlaggedRenewalFollowUpTests: XCTestCase {
         let followed = await world.orders.order(id: renewal.id)
         XCTAssertEqual(followed?.userID, "bob")
         XCTAssertEqual(followed?.status, .completed)
+        XCTAssertEqual(followed?.source, .renewal)
         let renewalCredits = await world.server.credits(forTransactionID: try XCTUnwrap(renewal.transactionID))
         XCTAssertEqual(renewalCredits.map(\.userID), ["bob"])
     }
