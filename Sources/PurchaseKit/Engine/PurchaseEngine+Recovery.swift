@@ -18,6 +18,9 @@ extension PurchaseEngine {
         if started {
             await attachToStore(within: configuration.limits.storeTimeout)
             await reconcileRevocations()
+            // A flagged renewal whose follow-up could not be saved when its
+            // purchase was delivered: assigned now, it is delivered below.
+            _ = await matchFlaggedRenewalsAgain(flaggedRenewalIDs())
         }
         let due = orders.values
             .filter { machine.retryEvent(for: $0) != nil && (userID == nil || $0.userID == userID) }
@@ -84,9 +87,15 @@ extension PurchaseEngine {
 
     /// Matches every flagged renewal again (see ``followUpFlaggedRenewals(of:)``)
     /// and delivers those assigned: at launch, for a delivery whose follow-up
-    /// a kill interrupted or could not save.
+    /// a kill interrupted or could not save. ``retryPendingDeliveries(user:)``
+    /// does the same.
     func followUpAllFlaggedRenewals() async {
-        await followUp(orders.values.filter(\.isFlaggedRenewal).sorted(by: Order.creationOrder).map(\.id))
+        await followUp(flaggedRenewalIDs())
+    }
+
+    /// Every open flagged renewal, oldest first.
+    private func flaggedRenewalIDs() -> [String] {
+        orders.values.filter(\.isFlaggedRenewal).sorted(by: Order.creationOrder).map(\.id)
     }
 
     private func followUp(_ flaggedIDs: [String]) async {

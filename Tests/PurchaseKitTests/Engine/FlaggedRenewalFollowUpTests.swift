@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
@@ -89,6 +90,43 @@ final class FlaggedRenewalFollowUpTests: XCTestCase {
         XCTAssertEqual(followed?.source, .renewal)
         let renewalCredits = await world.server.credits(forTransactionID: try XCTUnwrap(renewal.transactionID))
         XCTAssertEqual(renewalCredits.map(\.userID), ["bob"])
+    }
+
+    /// The follow-up at the claim's delivery could not save the renewal's
+    /// user: the next retry trigger follows it, not only the next launch.
+    func testARetryFollowsARenewalWhoseFollowUpCouldNotBeSaved() async throws {
+        struct DiskFull: Error {}
+        let world = World()
+        let failing = Mutex<String?>(nil)
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            guard case .save(let order) = call, !order.userID.isEmpty,
+                  failing.withLock({ $0 == order.id }) else { return .proceed }
+            return .fail(DiskFull())
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        let (claim, renewal) = try await claimAndFlaggedRenewal(world, engine)
+        failing.withLock { $0 = renewal.id }
+        await world.server.clearScriptedFaults()
+
+        await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        let delivered = await world.orders.order(id: claim.id)
+        XCTAssertEqual(delivered?.status, .completed)
+        let stillFlagged = await world.orders.order(id: renewal.id)
+        XCTAssertEqual(stillFlagged?.userID, "", "its assignment could not be saved")
+        XCTAssertEqual(stillFlagged?.status, .needsAttention)
+
+        failing.withLock { $0 = nil }
+        let tried = await engine.retryPendingDeliveries()
+        await engine.waitUntilIdle()
+        XCTAssertEqual(tried.map(\.id), [renewal.id])
+        let followed = await world.orders.order(id: renewal.id)
+        XCTAssertEqual(followed?.userID, "bob")
+        XCTAssertEqual(followed?.status, .completed)
+        let renewalCredits = await world.server.credits(forTransactionID: try XCTUnwrap(renewal.transactionID))
+        XCTAssertEqual(renewalCredits.map(\.userID), ["bob"])
+        let open = await engine.openOrders()
+        XCTAssertEqual(open, [])
     }
 }
 
