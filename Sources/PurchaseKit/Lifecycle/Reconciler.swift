@@ -15,17 +15,24 @@ import Foundation
 ///    (same original id), this one is a renewal of it. A token found on two
 ///    orders is never guessed. A restore order holds the token of the
 ///    transaction it restored; once the server rejected it, it names nobody.
-/// 3. No token at all: the open orders of the same product, waiting for a
+/// 3. No token at all, for a first purchase or a change of subscription
+///    tier (a known purchase continued with a product none of its orders
+///    holds: an upgrade, a downgrade or a crossgrade, paid for by whoever
+///    asked for it): the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
 ///    None, while an order of another user than the current or restoring
 ///    one waits for a payment of the product at any time (the order's times
 ///    are the phone's clock, which can be off the store's by any amount):
-///    never guessed. Not for a purchase the store started, which never
+///    never guessed; for a change, while any order of the product waits
+///    (a change at the renewal date comes a period after it was asked for):
+///    never guessed either. Not for a purchase the store started, which never
 ///    carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for the user of its first order that names one
-///    (an order still waiting for assign names none, and hides none that
+///    among those of the renewed product (after a change of tier, the
+///    change's orders hold the subscription), else among all its orders (an
+///    order still waiting for assign names none, and hides none that
 ///    does); flagged for the app to assign while that purchase has no user
 ///    yet. A renewal of a purchase whose every order here the server
 ///    rejected is flagged too, also in a restore: nobody here is known to
@@ -146,7 +153,11 @@ public struct Reconciler: Sendable {
         if ordersMayBeMissing { return .undetermined }
         // Time matching is for a lost token only: a token we do not know belongs
         // to no waiting order here (each has its own), so it is never guessed onto one.
-        let isPurchase = transaction.originalID == transaction.id
+        // A subscription change (an upgrade, a downgrade or a crossgrade) is a
+        // payment too, though it continues a known purchase: on a shared store
+        // account the user who asked for it need not be the subscription's.
+        let isChange = isSubscriptionChange(transaction, orders: orders)
+        let isPurchase = transaction.originalID == transaction.id || isChange
         if isPurchase, transaction.orderToken == nil, !storeInitiated {
             let candidates = orders.filter { isCandidate($0, for: transaction) }
             if candidates.count == 1, let only = candidates.first {
@@ -163,18 +174,31 @@ public struct Reconciler: Sendable {
             if let waiting = othersWaiting(for: transaction, orders: orders, currentUserID: currentUserID) {
                 return .ambiguous(candidateOrderIDs: waiting, userID: nil)
             }
+            // A change scheduled for the renewal date answers its order a
+            // period after it was asked for: while any order of the product
+            // waits for a payment, the change may be that order's, and its
+            // user may not be the subscription's. Never followed (rule 4).
+            let waiting = orders.filter { waitsForPayment($0, of: transaction) }
+            if isChange, !waiting.isEmpty {
+                let users = Set(waiting.map(\.userID))
+                return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
+            }
         }
         // A renewal follows the subscription's earlier order, unless the server
         // rejected that one (it belongs to someone else, as a restore on a
         // shared account can find out): a rejected claim proves no ownership.
         let earlierOrders = orders.filter { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }
+        // The subscription as it stands is held by the orders of the renewed
+        // product: after a change of tier by another user of a shared store
+        // account, that user's, not the first buyer's.
+        let renewed = earlierOrders.filter { $0.transaction?.productID == transaction.productID }
         // An earlier order still waiting for assign names no user to follow,
         // but it does not hide one that does: a renewal flagged while the
         // purchase's user was unknown must not flag every later renewal once
         // it is known. (A `renewal` order of nobody would rest `purchased`,
         // owed a delivery that no retry makes and that nothing flags: with no
         // user to follow, the renewal waits for the app like its first purchase.)
-        if let earlier = earlierOrders.first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
+        if let earlier = (renewed.isEmpty ? earlierOrders : renewed).first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         // The purchase is known here only as orders waiting for assign, or as
@@ -239,6 +263,16 @@ public struct Reconciler: Sendable {
               payer.transaction == nil, payer.productID == transaction.productID else { return nil }
         let heldElsewhere = orders.contains { $0.transactionID == transaction.id && $0.id != payer.id }
         return heldElsewhere || transaction.orderToken != nil ? payer : nil
+    }
+
+    /// Whether `transaction` continues a purchase known here (its original id)
+    /// with a product that none of that purchase's orders holds: an upgrade, a
+    /// downgrade or a crossgrade taking effect, paid for by whoever asked for
+    /// it, not a renewal of what the purchase's user holds.
+    private func isSubscriptionChange(_ transaction: StoreTransaction, orders: [Order]) -> Bool {
+        guard transaction.originalID != transaction.id else { return false }
+        let purchase = orders.filter { $0.transaction?.originalID == transaction.originalID }
+        return !purchase.isEmpty && !purchase.contains { $0.transaction?.productID == transaction.productID }
     }
 
     private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
