@@ -14,6 +14,21 @@ extension SimulatedPaymentQueue {
         recordIndex[id].map { records[$0].userID }
     }
 
+    /// Whether a purchase of the subscription `productID` now would change
+    /// the account's subscription of its group at the renewal date (a
+    /// downgrade, or a crossgrade to another duration), not at once.
+    func changesAtRenewalDate(to productID: String) -> Bool {
+        guard let info = catalog[productID]?.subscription,
+              let current = activeSubscription(inGroup: info.groupID, other: productID),
+              let currentInfo = catalog[current.productID]?.subscription else { return false }
+        return !SubscriptionChange.takesEffectAtOnce(from: currentInfo, to: info)
+    }
+
+    /// The subscription of `groupID` the account holds now, if any.
+    func heldSubscription(inGroup groupID: String) -> String? {
+        activeSubscription(inGroup: groupID, other: "")?.productID
+    }
+
     /// The account as the fault simulation's checks read it after a step, in
     /// one call rather than one per transaction.
     func accountView() -> AccountView {

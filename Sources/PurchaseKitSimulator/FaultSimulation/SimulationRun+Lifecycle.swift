@@ -17,17 +17,20 @@ extension SimulationRun {
         switch label {
         case "months": return await passDays()
         case "billing issue":
-            await world.store.simulateBillingIssue(productID: SimulationWorld.monthly)
+            let product = await subscriptionProduct()
+            await world.store.simulateBillingIssue(productID: product)
             world.plan.record("billing issue")
-            return "billing issue on \(SimulationWorld.monthly)"
+            return "billing issue on \(product)"
         case "billing fixed":
-            await world.store.resolveBillingIssue(productID: SimulationWorld.monthly)
+            let product = await subscriptionProduct()
+            await world.store.resolveBillingIssue(productID: product)
             await app.settle()
-            return "billing issue resolved"
+            return "billing issue on \(product) resolved"
         case "cancel subscription":
-            try? await world.store.cancelSubscription(productID: SimulationWorld.monthly)
+            let product = await subscriptionProduct()
+            try? await world.store.cancelSubscription(productID: product)
             world.plan.record("subscription cancelled")
-            return "auto-renew off for \(SimulationWorld.monthly)"
+            return "auto-renew off for \(product)"
         case "refund": return await refundOne()
         case "restore": return await restore()
         case "new device": return await moveToNewDevice()
@@ -40,6 +43,12 @@ extension SimulationRun {
         case "finish by hand": return await finishByHand()
         default: return "nothing (\(label))"
         }
+    }
+
+    /// The tier of the subscription group the account holds, for a step
+    /// about its subscription (`monthly` when it holds none).
+    private func subscriptionProduct() async -> String {
+        await world.store.heldSubscription(inGroup: SimulationWorld.plusGroupID) ?? SimulationWorld.monthly
     }
 
     /// One to forty-five days pass: subscriptions renew, enter grace or
@@ -120,7 +129,7 @@ extension SimulationRun {
     /// a restore on the new device once credited that renewal to the restorer.
     private func mayRestore(_ user: String) async -> Bool {
         guard reinstalled else { return true }
-        let restorable: Set<String> = [SimulationWorld.pro, SimulationWorld.monthly]
+        let restorable = Set([SimulationWorld.pro] + SimulationWorld.plusGroup)
         return await world.store.accountView().records.allSatisfy {
             !restorable.contains($0.transaction.productID) || $0.buyer == user
         }

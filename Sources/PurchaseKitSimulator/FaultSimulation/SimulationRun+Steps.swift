@@ -67,8 +67,17 @@ extension SimulationRun {
 
     private func purchase() async -> String {
         purchases += 1
-        let user = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
-        let product = SimulationWorld.products.randomElement(using: &random)?.id ?? SimulationWorld.coins
+        var user = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
+        var product = SimulationWorld.oneOfEachType.randomElement(using: &random) ?? SimulationWorld.coins
+        if product == SimulationWorld.monthly { product = SimulationWorld.plusGroup.randomElement(using: &random) ?? product }
+        // Every request for a tier of the subscription group is the run's
+        // subscriber's, so that no request, answered later, changes another
+        // user's subscription.
+        var changesLater = false
+        if SimulationWorld.plusGroup.contains(product) {
+            if let subscriber { user = subscriber } else { subscriber = user }
+            changesLater = await world.store.changesAtRenewalDate(to: product)
+        }
         let quantity = product == SimulationWorld.coins ? Int.random(in: 1...3, using: &random) : 1
         let behavior: PurchaseBehavior
         let draw = Double.random(in: 0..<1, using: &random)
@@ -88,7 +97,9 @@ extension SimulationRun {
         }
         // A late payment whose token is lost too cannot be told from a purchase
         // made outside the app (see the README's limits): never both.
-        let isLate = behavior == .failsThenPays || behavior == .cancelsThenPays
+        // So can a change at the renewal date whose token is lost: it answers
+        // its order a period later, long after the order left the matching window.
+        let isLate = behavior == .failsThenPays || behavior == .cancelsThenPays || changesLater
         let faults = DeliveryFaults(losesOrderToken: chance(rates.lostToken) && !isLate,
                                     extraDeliveries: chance(rates.duplicate) ? Int.random(in: 1...2, using: &random) : 0,
                                     holdsUpdates: chance(rates.held))

@@ -6,18 +6,33 @@ import PurchaseKit
 /// the log, and the fault plan.
 final class SimulationWorld: Sendable {
     static let coins = "sim.coins", pro = "sim.pro", monthly = "sim.plus.monthly", season = "sim.season"
+    /// The other tiers of the `plus` group: a higher level by the month (an
+    /// upgrade from `monthly`, at once), and `monthly`'s level by the year (a
+    /// crossgrade to another duration, at the renewal date).
+    static let premium = "sim.plus.premium", yearly = "sim.plus.yearly"
+    /// The subscriptions of the `plus` group, one of which an account holds at a time.
+    static let plusGroup = [monthly, premium, yearly], plusGroupID = "plus"
 
-    /// One product of each type.
+    /// What a purchase draws from: one product of each type (a subscription
+    /// is then one of the group's tiers).
+    static let oneOfEachType = [coins, pro, monthly, season]
+
+    /// One product of each type, and three tiers of one subscription group.
     static let products: [StoreProduct] = [
         StoreProduct(id: coins, type: .consumable, displayName: "Coins", price: 0.99),
         StoreProduct(id: pro, type: .nonConsumable, displayName: "Pro", price: 4.99),
         StoreProduct(id: monthly, type: .autoRenewable, displayName: "Plus", price: 2.99,
-                subscription: SubscriptionInfo(groupID: "plus", period: monthlyPeriod)),
+                subscription: SubscriptionInfo(groupID: plusGroupID, period: monthlyPeriod, groupLevel: 2)),
         StoreProduct(id: season, type: .nonRenewable, displayName: "Season", price: 9.99),
+        StoreProduct(id: premium, type: .autoRenewable, displayName: "Plus Premium", price: 5.99,
+                subscription: SubscriptionInfo(groupID: plusGroupID, period: monthlyPeriod, groupLevel: 1)),
+        StoreProduct(id: yearly, type: .autoRenewable, displayName: "Plus, yearly", price: 29.99,
+                subscription: SubscriptionInfo(groupID: plusGroupID, period: yearlyPeriod, groupLevel: 2)),
     ]
 
-    // A literal period cannot be invalid.
+    // Literal periods cannot be invalid.
     private static let monthlyPeriod = try! SubscriptionPeriod(value: 1, unit: .month)
+    private static let yearlyPeriod = try! SubscriptionPeriod(value: 1, unit: .year)
 
     let seed: UInt64
     let clock = ManualClock()
