@@ -103,7 +103,13 @@ extension PurchaseEngine {
         let match = configuration.policies.reconciler.match(transaction, kind: kind, answering: updateToken,
                                                    orders: candidates, currentUserID: fallbackUser,
                                                    storeInitiated: storeInitiated, ordersMayBeMissing: lookupFailed)
-        return await place(transaction, match, kind: kind, candidates: candidates, startsDelivery: startsDelivery)
+        let placement = await place(transaction, match, kind: kind, candidates: candidates, startsDelivery: startsDelivery)
+        if !earlyRevocations.isEmpty, case .order(let orderID) = placement,
+           let revoked = earlyRevocations.removeValue(forKey: transaction.id) {
+            log(.info, "A revocation that came before its payment is applied", ["orderID": orderID, "transactionID": transaction.id])
+            await drive(orderID: orderID, .store(.revoked, revoked))
+        }
+        return placement
     }
 
     /// The orders a paid `transaction` may belong to, for the reconciler: the
@@ -261,6 +267,8 @@ extension PurchaseEngine {
         }
         guard let orderID else {
             log(.warning, "A revocation matched no order", ["transactionID": transaction.id])
+            // Its payment may still be on its way (updates come in any order).
+            earlyRevocations[transaction.id] = transaction
             await finishTransaction(transaction.id, orderID: "-")
             return
         }

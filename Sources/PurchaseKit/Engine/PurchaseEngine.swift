@@ -56,6 +56,11 @@ public actor PurchaseEngine {
     /// store replays them. While there are any, launch archives no expired
     /// payment, since one of them may be its late charge.
     var unplacedTransactions: Set<String> = []
+    /// Revocations that reached the engine before the payment they take
+    /// back (updates come in any order), by transaction id: applied as soon
+    /// as that transaction is placed on an order, so that the order ends
+    /// revoked, as it does when the updates come in order.
+    var earlyRevocations: [String: StoreTransaction] = [:]
 
     /// The transaction is on a saved order now (see ``unplacedTransactions``).
     /// Almost always there are none waiting: no id is hashed then.
