@@ -15,18 +15,13 @@ import Foundation
 ///    (same original id), this one is a renewal of it. A token found on two
 ///    orders is never guessed. A restore order holds the token of the
 ///    transaction it restored; once the server rejected it, it names nobody.
-/// 3. No token at all, for a first purchase or a change of subscription
-///    tier (a known purchase continued with a product none of its orders
-///    holds: an upgrade, a downgrade or a crossgrade, paid for by whoever
-///    asked for it): the open orders of the same product, waiting for a
+/// 3. No token at all: the open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
 ///    None, while an order of another user than the current or restoring
 ///    one waits for a payment of the product at any time (the order's times
 ///    are the phone's clock, which can be off the store's by any amount):
-///    never guessed; for a change, while any order of the product waits
-///    (a change at the renewal date comes a period after it was asked for):
-///    never guessed either. Not for a purchase the store started, which never
+///    never guessed. Not for a purchase the store started, which never
 ///    carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
 ///    server did not reject, for the user of its first order that names one
@@ -153,11 +148,7 @@ public struct Reconciler: Sendable {
         if ordersMayBeMissing { return .undetermined }
         // Time matching is for a lost token only: a token we do not know belongs
         // to no waiting order here (each has its own), so it is never guessed onto one.
-        // A subscription change (an upgrade, a downgrade or a crossgrade) is a
-        // payment too, though it continues a known purchase: on a shared store
-        // account the user who asked for it need not be the subscription's.
-        let isChange = isSubscriptionChange(transaction, orders: orders)
-        let isPurchase = transaction.originalID == transaction.id || isChange
+        let isPurchase = transaction.originalID == transaction.id
         if isPurchase, transaction.orderToken == nil, !storeInitiated {
             let candidates = orders.filter { isCandidate($0, for: transaction) }
             if candidates.count == 1, let only = candidates.first {
@@ -173,15 +164,6 @@ public struct Reconciler: Sendable {
             // be that order's: never the logged-in or restoring user's by default.
             if let waiting = othersWaiting(for: transaction, orders: orders, currentUserID: currentUserID) {
                 return .ambiguous(candidateOrderIDs: waiting, userID: nil)
-            }
-            // A change scheduled for the renewal date answers its order a
-            // period after it was asked for: while any order of the product
-            // waits for a payment, the change may be that order's, and its
-            // user may not be the subscription's. Never followed (rule 4).
-            let waiting = orders.filter { waitsForPayment($0, of: transaction) }
-            if isChange, !waiting.isEmpty {
-                let users = Set(waiting.map(\.userID))
-                return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: users.count == 1 ? users.first : nil)
             }
         }
         // A renewal follows the subscription's earlier order, unless the server
@@ -263,16 +245,6 @@ public struct Reconciler: Sendable {
               payer.transaction == nil, payer.productID == transaction.productID else { return nil }
         let heldElsewhere = orders.contains { $0.transactionID == transaction.id && $0.id != payer.id }
         return heldElsewhere || transaction.orderToken != nil ? payer : nil
-    }
-
-    /// Whether `transaction` continues a purchase known here (its original id)
-    /// with a product that none of that purchase's orders holds: an upgrade, a
-    /// downgrade or a crossgrade taking effect, paid for by whoever asked for
-    /// it, not a renewal of what the purchase's user holds.
-    private func isSubscriptionChange(_ transaction: StoreTransaction, orders: [Order]) -> Bool {
-        guard transaction.originalID != transaction.id else { return false }
-        let purchase = orders.filter { $0.transaction?.originalID == transaction.originalID }
-        return !purchase.isEmpty && !purchase.contains { $0.transaction?.productID == transaction.productID }
     }
 
     private func isCandidate(_ order: Order, for transaction: StoreTransaction) -> Bool {
