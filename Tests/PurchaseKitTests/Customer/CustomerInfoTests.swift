@@ -96,6 +96,47 @@ final class CustomerInfoTests: XCTestCase {
         XCTAssertEqual(info.subscriptions[Catalog.Tiers.group]?.status, .subscribed)
     }
 
+    /// The store refunded the rest of the basic plan at the upgrade: once the
+    /// upgrade is refunded too, customer info, like the entitlements, grants
+    /// neither plan, and the group shows the refunded upgrade as revoked.
+    func testARefundedUpgradeLeavesCustomerInfoWithNeitherPlan() async throws {
+        let world = World.tiers()
+        let engine = try await world.engine()
+        guard case .success = try await engine.purchase(productID: Catalog.Tiers.basic, user: "alice") else { return XCTFail() }
+        await world.advance(by: 2, engine)
+        guard case .success(let pro) = try await engine.purchase(productID: Catalog.Tiers.pro, user: "alice") else { return XCTFail() }
+        try await world.store.refund(transactionID: try XCTUnwrap(pro.transaction?.id))
+        await engine.waitUntilIdle()
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.entitlements, [])
+        let entitlements = try await engine.entitlements(user: "alice")
+        XCTAssertEqual(entitlements, [], "customer info and entitlements agree")
+        let group = try XCTUnwrap(info.subscriptions[Catalog.Tiers.group])
+        XCTAssertEqual(group.status, .revoked)
+        XCTAssertEqual(group.productID, Catalog.Tiers.pro)
+        XCTAssertEqual(info.activeSubscriptions, [:])
+    }
+
+    /// One purchase of several units of a non-renewing subscription lasts
+    /// the length times the units: two months for two, not one.
+    func testANonRenewingPurchaseOfSeveralUnitsLastsThatManyPeriods() async throws {
+        let world = World()
+        let engine = try await world.engine(configuration(world))
+        let start = world.clock.now
+        try await buy(engine, Catalog.season, quantity: 2)
+        let end = try month.date(after: start, count: 2)
+        var info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.nonRenewingSubscriptions[Catalog.season]?.expirationDate, end)
+        XCTAssertEqual(info.entitlements.first { $0.productID == Catalog.season }?.expirationDate, end)
+
+        world.clock.advance(to: try month.date(after: start).addingTimeInterval(86_400))
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertTrue(info.isEntitled(to: Catalog.season), "the second unit's month has begun")
+        world.clock.advance(to: end)
+        info = try await engine.customerInfo(user: "alice")
+        XCTAssertFalse(info.isEntitled(to: Catalog.season))
+    }
+
     func testNonRenewingSubscriptionsRunOneAfterAnotherThenExpire() async throws {
         let world = World()
         let engine = try await world.engine(configuration(world))

@@ -1,0 +1,106 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+
+/// ``CustomerInfoBuilder`` on stored facts alone, without a store: the cases
+/// an engine reaches rarely (a refund noted on a transaction before the order
+/// moved, a store clock ahead of the device's, the very end of a grace
+/// period), where crediting wrongly means access nobody paid for.
+final class CustomerInfoBuilderTests: XCTestCase {
+    private let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    private let day: TimeInterval = 86_400
+
+    private func paid(_ id: String, product: String, type: ProductType, group: String? = nil, status: OrderStatus = .completed,
+                      bought: TimeInterval = -86_400, expires: TimeInterval? = nil, revoked: Bool = false,
+                      original: String? = nil) -> Order {
+        var order = Order(id: id, productID: product, userID: "alice", productType: type, subscriptionGroupID: group,
+                          status: status, createdAt: now.addingTimeInterval(bought))
+        order.transaction = StoreTransaction(
+            id: "t-\(id)", originalID: original, productID: product, purchaseDate: now.addingTimeInterval(bought),
+            expirationDate: expires.map { now.addingTimeInterval($0) }, revocationDate: revoked ? now.addingTimeInterval(-60) : nil)
+        return order
+    }
+
+    private func build(_ orders: [Order], renewals: [String: KnownRenewalState] = [:]) -> CustomerInfo {
+        CustomerInfoBuilder(userID: "alice", orders: orders, facts: ProductFacts.resolve(orders, catalog: [:]), spends: [],
+                            renewals: renewals, nonRenewingDuration: { _ in nil }, now: now).build()
+    }
+
+    /// The store's refund can be on the stored transaction while the order
+    /// still reads `completed` (its move to `revoked` not saved yet): what
+    /// was refunded grants nothing, counts no units, and its subscription
+    /// shows as revoked, as ``PurchaseEngine/entitlements(user:)`` answers.
+    func testARefundOnTheTransactionOfACompletedOrderGrantsNothing() {
+        let orders = [
+            paid("pro", product: "pro", type: .nonConsumable, revoked: true),
+            paid("coins", product: "coins", type: .consumable, revoked: true),
+            paid("plus", product: "plus", type: .autoRenewable, group: "plus-group", expires: 20 * day, revoked: true),
+        ]
+        let info = build(orders)
+        XCTAssertEqual(info.entitlements, [])
+        XCTAssertEqual(info.consumableBalances, [:])
+        XCTAssertEqual(info.subscriptions["plus-group"]?.status, .revoked)
+        XCTAssertEqual(info.subscriptions["plus-group"]?.willAutoRenew, false)
+        XCTAssertEqual(info.activeSubscriptions, [:])
+    }
+
+    /// The store said the subscription renews, but no renewal reached the
+    /// engine and its period is over: expired (it may renew), not
+    /// subscribed, and no access until the renewal's transaction comes.
+    func testAnEndedPeriodTheStoreSaysWillRenewIsExpiredUntilTheRenewalArrives() throws {
+        let order = paid("plus", product: "plus", type: .autoRenewable, group: "plus-group", bought: -31 * day, expires: -3600)
+        let original = try XCTUnwrap(order.transaction?.originalID)
+        let info = build([order], renewals: [original: KnownRenewalState(state: .active(willRenew: true), asOf: now.addingTimeInterval(-7200))])
+        let group = try XCTUnwrap(info.subscriptions["plus-group"])
+        XCTAssertEqual(group.status, .expired)
+        XCTAssertEqual(group.willAutoRenew, true)
+        XCTAssertEqual(info.activeSubscriptions, [:])
+        XCTAssertFalse(info.isEntitled(to: "plus"))
+    }
+
+    /// A grace period ends at its end date: at that instant the store is
+    /// retrying the charge and access stops.
+    func testAGracePeriodEndingNowNoLongerGrantsAccess() throws {
+        let order = paid("plus", product: "plus", type: .autoRenewable, group: "plus-group", bought: -31 * day, expires: -3600)
+        let original = try XCTUnwrap(order.transaction?.originalID)
+        let grace = build([order], renewals: [original: KnownRenewalState(state: .inGracePeriod(until: now.addingTimeInterval(1)), asOf: now)])
+        XCTAssertEqual(grace.subscriptions["plus-group"]?.status, .inGracePeriod, "the control: one second before its end")
+        XCTAssertTrue(grace.isEntitled(to: "plus"))
+
+        let ended = build([order], renewals: [original: KnownRenewalState(state: .inGracePeriod(until: now), asOf: now)])
+        XCTAssertEqual(ended.subscriptions["plus-group"]?.status, .inBillingRetry)
+        XCTAssertNil(ended.subscriptions["plus-group"]?.gracePeriodExpirationDate)
+        XCTAssertFalse(ended.isEntitled(to: "plus"))
+    }
+
+    /// A transaction whose purchase date is still ahead (the store's clock
+    /// runs ahead of the device's) has not begun: it does not cut short the
+    /// plan the user is in now.
+    func testAPurchaseDatedAheadOfTheClockDoesNotSupersedeTheCurrentPlan() {
+        let current = paid("basic", product: "basic", type: .autoRenewable, group: "tiers", bought: -10 * day, expires: 20 * day)
+        let ahead = paid("pro", product: "pro", type: .autoRenewable, group: "tiers", bought: 3600, expires: 30 * day)
+        XCTAssertEqual(SupersededSubscriptions.orderIDs(in: [current, ahead], facts: ProductFacts.resolve([current, ahead], catalog: [:]),
+                                                        now: now), [])
+        XCTAssertTrue(build([current, ahead]).isEntitled(to: "basic"))
+        // Once it has begun, it replaces the plan.
+        XCTAssertEqual(SupersededSubscriptions.orderIDs(in: [current, ahead], facts: ProductFacts.resolve([current, ahead], catalog: [:]),
+                                                        now: now.addingTimeInterval(3600)), ["basic"])
+    }
+
+    /// An upgrade to a product nobody describes any more (no type or group
+    /// recorded, gone from the catalog) stays in the group of the purchase it
+    /// continues, found by the original transaction: it replaces that plan
+    /// rather than granting a second subscription next to it.
+    func testAnUndescribedUpgradeTakesTheGroupOfThePurchaseItContinues() {
+        let basic = paid("basic", product: "old.basic", type: .autoRenewable, group: "tiers", bought: -10 * day, expires: 20 * day)
+        var upgrade = Order(id: "upgrade", productID: "old.pro", userID: "alice", source: .unknown, status: .completed,
+                            createdAt: now.addingTimeInterval(-day))
+        upgrade.transaction = StoreTransaction(id: "t-upgrade", originalID: "t-basic", productID: "old.pro",
+                                               purchaseDate: now.addingTimeInterval(-day), expirationDate: now.addingTimeInterval(29 * day))
+        let facts = ProductFacts.resolve([basic, upgrade], catalog: [:])
+        XCTAssertEqual(facts["upgrade"], ProductFacts(type: .autoRenewable, groupID: "tiers", source: .inferred))
+        let info = build([basic, upgrade])
+        XCTAssertEqual(info.entitlements.map(\.productID), ["old.pro"])
+        XCTAssertEqual(info.subscriptions.keys.sorted(), ["tiers"])
+    }
+}
