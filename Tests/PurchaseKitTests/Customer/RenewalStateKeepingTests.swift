@@ -48,6 +48,29 @@ final class RenewalStateKeepingTests: XCTestCase {
         }
     }
 
+    /// A snapshot that begins after a renewal state was kept replaces the
+    /// journal holding its record: the snapshot carries the state itself,
+    /// so a later offline launch still knows it.
+    func testAJournalSnapshotBegunAfterARenewalStateKeepsIt() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let store = try makeJournalStore(directory, snapshotThreshold: 1)
+        _ = try await store.loadOpenOrders()
+        let kept = RenewalStateRecord(userID: "alice", originalTransactionID: "o-1",
+                                      state: .inGracePeriod(until: testEpoch.addingTimeInterval(500)), asOf: testEpoch)
+        try await store.saveRenewalState(kept)
+        let generation = store.state.withLock { $0.generation }
+        for number in 0..<1_000 where store.state.withLock({ $0.generation }) == generation {
+            try await store.save(makeFullOrder("filler-\(number)", status: .completed))
+            await store.waitUntilWritten()
+        }
+        XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began after the renewal state")
+        await store.close()
+        let reopened = try makeJournalStore(directory)
+        let states = try await reopened.renewalStates(forUser: "alice")
+        XCTAssertEqual(states, [kept])
+        await reopened.close()
+    }
+
     func testTheStoresKeepTheNewestStatePerSubscriptionThroughSnapshotsAndImport() async throws {
         let t0 = testEpoch
         func record(_ original: String, _ state: SubscriptionRenewalState, _ seconds: TimeInterval, user: String = "alice") -> RenewalStateRecord {

@@ -59,6 +59,31 @@ final class JournalRemovedIDsTests: XCTestCase {
         }
     }
 
+    /// A snapshot that begins after a removal, in the same process, replaces
+    /// the journal that held the removal's record: it must keep the removed
+    /// id itself, or the import's leftover copy of the order comes back at
+    /// the next launch.
+    func testASnapshotBegunAfterARemovalInTheSameProcessKeepsTheIDRemoved() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let (faulty, saved) = try await leftover(directory)
+        let store = try makeJournalStore(directory, fileSystem: faulty, snapshotThreshold: 1)
+        _ = try await store.loadOpenOrders()
+        try await store.remove(orderID: "o-a")
+        let generation = store.state.withLock { $0.generation }
+        for number in 0..<1_000 where store.state.withLock({ $0.generation }) == generation {
+            try await store.save(makeFullOrder("filler-\(number)", status: .completed))
+            await store.waitUntilWritten()
+        }
+        XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began after the removal")
+        await store.close()
+        try saved.write(to: directory.appendingPathComponent("orders/order-o-a.json"))
+        let reopened = try makeJournalStore(directory, fileSystem: faulty)
+        let report = try await reopened.loadOpenOrders()
+        XCTAssertFalse(report.orders.contains { $0.id == "o-a" }, "\(report.orders.map(\.id))")
+        XCTAssertTrue(report.orders.contains { $0.id == "o-b" })
+        await reopened.close()
+    }
+
     func testARemovedIDSurvivesAReloadAfterAFailedWriteAndACompaction() async throws {
         let directory = try makeTemporaryDirectory(self)
         let (faulty, _) = try await leftover(directory)
