@@ -100,6 +100,40 @@ final class JournalSnapshotPolicyTests: XCTestCase {
         XCTAssertEqual(last.orders, saved)
     }
 
+    /// A launch counts what it read toward the next snapshot, as the process
+    /// that wrote the files did: the size of the snapshot and the records of
+    /// the journals after it. Counting none, a store whose every session
+    /// writes a little would wait for a whole threshold of new records per
+    /// launch, and a large snapshot would be rewritten after a short journal.
+    func testALaunchCountsTheSnapshotAndJournalsItReadTowardTheNextSnapshot() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        // No reserved room: each file's size is where its records end.
+        let first = try makeJournalStore(directory, snapshotThreshold: 1, reservation: 0)
+        try await first.save(makeFullOrder("o-1", status: .completed))
+        await first.waitUntilWritten()
+        await first.close()
+        let second = try makeJournalStore(directory, reservation: 0)
+        try await second.save(makeFullOrder("o-2", status: .completed))
+        await second.close()
+
+        func size(_ name: String) throws -> Int {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("journal/\(name)").path)[.size] as? Int)
+        }
+        let files = journalFiles(directory)
+        let snapshot = try size(try XCTUnwrap(files.first { $0.hasPrefix(JournalFiles.snapshotPrefix) }))
+        let journals = try files.filter { $0.hasPrefix(JournalFiles.journalPrefix) }.map(size).reduce(0, +)
+        XCTAssertGreaterThan(snapshot, 0)
+        XCTAssertGreaterThan(journals, 0)
+
+        let third = try makeJournalStore(directory)
+        let report = try await third.loadOpenOrders()
+        XCTAssertEqual(report.orders.map(\.id), ["o-1", "o-2"])
+        XCTAssertTrue(report.problems.isEmpty, "\(report.problems)")
+        XCTAssertEqual(third.state.withLock { $0.snapshotBytes }, snapshot)
+        XCTAssertEqual(third.state.withLock { $0.journalBytes }, journals)
+        await third.close()
+    }
+
     func testNoSecondSnapshotStartsWhileOneIsBeingWritten() {
         XCTAssertFalse(state(journal: 50_000, snapshot: 10, inProgress: true).wantsSnapshot(threshold: 1_000))
     }

@@ -49,4 +49,23 @@ final class JournalUnreadableRecordTests: XCTestCase {
         let directory = try await journal(with: order, appending: payload)
         try await assertSetAside(directory, keeps: order)
     }
+
+    /// A spend record of a negative amount, or leaving a negative balance:
+    /// no spend this version writes (``JournalOrderStore/recordSpend(_:)``
+    /// refuses them), and read as one it would add units to a balance.
+    func testASpendRecordOfANegativeAmountOrBalanceIsSetAsideNotCredited() async throws {
+        for (amount, balanceAfter) in [(-5, 10), (0, 10), (5, -1)] {
+            let order = makeOrder("o-1", transactionID: "t-1")
+            let spend = ConsumableSpend(id: "s-1", userID: order.userID, balanceKey: "coins", amount: amount,
+                                        date: testEpoch, balanceAfter: balanceAfter)
+            var record = ByteWriter()
+            JournalRecord.spend(spend, into: &record)
+            let directory = try await journal(with: order, appending: Array(record.bytes[JournalFrame.headerSize...]))
+            try await assertSetAside(directory, keeps: order)
+            let store = try makeJournalStore(directory)
+            let spends = try await store.spends(forUser: order.userID)
+            XCTAssertEqual(spends, [], "amount \(amount), balance after \(balanceAfter)")
+            await store.close()
+        }
+    }
 }
