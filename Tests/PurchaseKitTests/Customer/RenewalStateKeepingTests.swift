@@ -58,12 +58,7 @@ final class RenewalStateKeepingTests: XCTestCase {
         let kept = RenewalStateRecord(userID: "alice", originalTransactionID: "o-1",
                                       state: .inGracePeriod(until: testEpoch.addingTimeInterval(500)), asOf: testEpoch)
         try await store.saveRenewalState(kept)
-        let generation = store.state.withLock { $0.generation }
-        for number in 0..<1_000 where store.state.withLock({ $0.generation }) == generation {
-            try await store.save(makeFullOrder("filler-\(number)", status: .completed))
-            await store.waitUntilWritten()
-        }
-        XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began after the renewal state")
+        try await saveUntilASnapshotBegins(store)
         await store.close()
         let reopened = try makeJournalStore(directory)
         let states = try await reopened.renewalStates(forUser: "alice")

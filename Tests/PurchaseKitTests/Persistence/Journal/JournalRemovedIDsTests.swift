@@ -69,12 +69,7 @@ final class JournalRemovedIDsTests: XCTestCase {
         let store = try makeJournalStore(directory, fileSystem: faulty, snapshotThreshold: 1)
         _ = try await store.loadOpenOrders()
         try await store.remove(orderID: "o-a")
-        let generation = store.state.withLock { $0.generation }
-        for number in 0..<1_000 where store.state.withLock({ $0.generation }) == generation {
-            try await store.save(makeFullOrder("filler-\(number)", status: .completed))
-            await store.waitUntilWritten()
-        }
-        XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began after the removal")
+        try await saveUntilASnapshotBegins(store)
         await store.close()
         try saved.write(to: directory.appendingPathComponent("orders/order-o-a.json"))
         let reopened = try makeJournalStore(directory, fileSystem: faulty)

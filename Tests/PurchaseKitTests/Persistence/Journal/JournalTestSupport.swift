@@ -83,3 +83,15 @@ func framedRecord(_ payload: [UInt8]) -> [UInt8] {
     JournalFrame.finish(&writer, from: start)
     return writer.bytes
 }
+
+/// Saves completed filler orders, one at a time and each written, until the
+/// store begins a snapshot (a store opened with a small snapshot threshold);
+/// fails the test if none began within a thousand saves.
+func saveUntilASnapshotBegins(_ store: JournalOrderStore, file: StaticString = #filePath, line: UInt = #line) async throws {
+    let generation = store.state.withLock { $0.generation }
+    for number in 0..<1_000 where store.state.withLock({ $0.generation }) == generation {
+        try await store.save(makeFullOrder("filler-\(number)", status: .completed))
+        await store.waitUntilWritten()
+    }
+    XCTAssertNotEqual(store.state.withLock { $0.generation }, generation, "a snapshot began", file: file, line: line)
+}
