@@ -50,6 +50,32 @@ final class JournalFaultTests: XCTestCase {
         XCTAssertTrue(reopened.problems.isEmpty, "\(reopened.problems)")
     }
 
+    /// A snapshot begun right after a save's record was queued holds that
+    /// save; when the record's write then fails, the save throws, and the
+    /// snapshot must not be written: it would make the failed save durable.
+    /// (On the calling thread, so that the write fails before the snapshot's first step.)
+    func testASnapshotDoesNotMakeDurableASaveWhoseWriteFailed() async throws {
+        let directory = try makeTemporaryDirectory(self)
+        let first = try makeJournalStore(directory)
+        try await first.save(makeOrder("o-1"))
+        await first.close()
+        // The launch counts the journal it read: the next record begins a snapshot.
+        let fileSystem = FaultyFileSystem()
+        let logs = RecordingLogHandler()
+        let store = try makeJournalStore(directory, fileSystem: fileSystem, logHandler: logs, snapshotThreshold: 1, onCallingThread: true)
+        _ = try await store.loadOpenOrders()
+        fileSystem.fail(.write, errno: ENOSPC, pathContains: "/journal/log-")
+        _ = await assertThrows(.persistenceWriteFailed) { try await store.save(makeOrder("o-2", createdAt: testEpoch.addingTimeInterval(1))) }
+        XCTAssertTrue(logs.records.contains { $0.message.contains("snapshot of the order journal could not be written") },
+                      "the snapshot holding o-2 was begun, then given up")
+        fileSystem.heal()
+        XCTAssertFalse(journalFiles(directory).contains { $0.hasPrefix("snapshot-") }, "\(journalFiles(directory))")
+        let reloaded = try await store.order(id: "o-2")
+        XCTAssertNil(reloaded, "the save threw: the reload does not find it")
+        let (_, reopened) = try await reopen(store, directory)
+        XCTAssertEqual(reopened.orders.map(\.id), ["o-1"])
+    }
+
     func testAFailedWriteLeavesNothingAndTheStoreGoesOnAfterwards() async throws {
         let directory = try makeTemporaryDirectory(self)
         let fileSystem = FaultyFileSystem()
