@@ -48,6 +48,38 @@ final class RenewalStateKeepingTests: XCTestCase {
         }
     }
 
+    /// A launch learns a grace period that the order store fails to keep; the
+    /// engine then reads the states kept before (once per user and process):
+    /// the older one the store holds does not override what the store said since.
+    func testAnOlderKeptStateDoesNotOverrideANewerOneTheOrderStoreFailedToKeep() async throws {
+        let world = World(settings: .init(billingIssuesEnabled: true, billingGracePeriodEnabled: true))
+        let first = try await world.engine()
+        _ = try await first.purchase(productID: Catalog.monthly, user: "alice")
+        let online = try await first.refreshCustomerInfo(user: "alice")
+        XCTAssertEqual(online.subscriptions[Catalog.group]?.status, .subscribed)
+        let kept = try await world.orders.renewalStates(forUser: "alice")
+        XCTAssertEqual(kept.map(\.state), [.active(willRenew: true)])
+        await first.shutdown()
+
+        let failing = InterceptingOrderStore(wrapping: world.orders) { call in
+            guard case .saveRenewalState = call else { return .proceed }
+            return .fail(PurchaseKitError(.persistenceWriteFailed, "disk full", advice: ""))
+        }
+        let relaunched = try await world.engine(world.configuration(store: failing))
+        try await world.failFirstRenewal(of: Catalog.monthly, user: "alice", orders: failing, engine: relaunched)
+        let info = try await relaunched.refreshCustomerInfo(user: "alice")
+        let storeCalls = failing.calls.map(\.name).filter { $0 == .saveRenewalState || $0 == .renewalStates }
+        XCTAssertEqual(storeCalls, [.saveRenewalState, .renewalStates], "the grace period could not be kept, then the kept states were read")
+        let stillKept = try await world.orders.renewalStates(forUser: "alice")
+        XCTAssertEqual(stillKept, kept, "the order store still holds the older state")
+        let group = try XCTUnwrap(info.subscriptions[Catalog.group])
+        XCTAssertEqual(group.status, .inGracePeriod)
+        XCTAssertEqual(group.renewalStateAsOf, world.clock.now)
+        XCTAssertTrue(info.isEntitled(to: Catalog.monthly))
+        let later = try await relaunched.customerInfo(user: "alice")
+        XCTAssertEqual(later.subscriptions[Catalog.group]?.status, .inGracePeriod)
+    }
+
     /// A snapshot that begins after a renewal state was kept replaces the
     /// journal holding its record: the snapshot carries the state itself,
     /// so a later offline launch still knows it.
