@@ -15,12 +15,14 @@ extension SimulatedPaymentQueue {
     }
 
     /// Whether a purchase of the subscription `productID` now would change
-    /// the account's subscription of its group at the renewal date (a
-    /// downgrade, or a crossgrade to another duration), not at once.
-    func changesAtRenewalDate(to productID: String) -> Bool {
+    /// the account's subscription of its group to it: at the renewal date
+    /// (true: a downgrade, or a crossgrade to another duration), or at once
+    /// (false: an upgrade, or a crossgrade of the same duration). Nil when it
+    /// would be no change (no other tier of the group is held).
+    func changesTier(to productID: String) -> Bool? {
         guard let info = catalog[productID]?.subscription,
               let current = activeSubscription(inGroup: info.groupID, other: productID),
-              let currentInfo = catalog[current.productID]?.subscription else { return false }
+              let currentInfo = catalog[current.productID]?.subscription else { return nil }
         return !SubscriptionChange.takesEffectAtOnce(from: currentInfo, to: info)
     }
 

@@ -76,7 +76,10 @@ extension SimulationRun {
         var changesLater = false
         if SimulationWorld.plusGroup.contains(product) {
             if let subscriber { user = subscriber } else { subscriber = user }
-            changesLater = await world.store.changesAtRenewalDate(to: product)
+            if let atRenewalDate = await world.store.changesTier(to: product) {
+                changesLater = atRenewalDate
+                world.plan.record(atRenewalDate ? "tier change at renewal asked" : "tier change at once asked")
+            }
         }
         let quantity = product == SimulationWorld.coins ? Int.random(in: 1...3, using: &random) : 1
         let behavior: PurchaseBehavior

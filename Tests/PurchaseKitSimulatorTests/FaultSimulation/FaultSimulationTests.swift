@@ -24,7 +24,8 @@ final class FaultSimulationTests: XCTestCase {
             // The histories reach every part of the lifecycle, the durable
             // store under power losses and the `.wait` policy included.
             for kind in ["crash", "power loss", "days pass", "billing issue", "subscription cancelled", "refund", "restore",
-                         "new device", "outside purchase", "late payment", "log out", "user switch", "queued purchase"] {
+                         "new device", "outside purchase", "late payment", "log out", "user switch", "queued purchase",
+                         "tier change at once asked", "tier change at renewal asked"] {
                 XCTAssertGreaterThan(report.faults[kind] ?? 0, 0, "no run had \(kind)")
             }
         }
