@@ -28,7 +28,7 @@ extension SimulatedPaymentQueue {
 
     /// The subscription of `groupID` the account holds now, if any.
     func heldSubscription(inGroup groupID: String) -> String? {
-        activeSubscription(inGroup: groupID, other: "")?.productID
+        activeSubscription(inGroup: groupID, other: "")?.productID  // no product id is empty: none left out
     }
 
     /// The account as the fault simulation's checks read it after a step, in
