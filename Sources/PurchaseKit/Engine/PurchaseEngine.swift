@@ -308,4 +308,9 @@ public actor PurchaseEngine {
     @_spi(Testing) public var scheduledRetries: [String: Date] {
         timers.mapValues(\.deadline)
     }
+
+    /// How many purchase calls wait in the task queue for their turn (a test hook, `@_spi(Testing)`).
+    @_spi(Testing) public var queuedCalls: Int {
+        taskQueue.waiterCount
+    }
 }

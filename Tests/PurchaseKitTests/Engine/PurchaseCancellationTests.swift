@@ -19,11 +19,13 @@ final class PurchaseCancellationTests: XCTestCase {
         let first = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
         await stalling.waitForCalls(.add)
         let second = Task { try await engine.purchase(productID: productID, user: user) }
+        await engine.waitUntilQueued(1)
         second.cancel()
+        // Answered while the store still holds the first payment: the call does not wait for it.
+        let error = await assertThrows(.cancelled) { _ = try await second.value }
         gate.open()
         let firstResult = try await first.value
         XCTAssertEqual(firstResult.order.status, .completed)
-        let error = await assertThrows(.cancelled) { _ = try await second.value }
         await engine.waitUntilIdle()
         return error
     }
@@ -64,6 +66,69 @@ final class PurchaseCancellationTests: XCTestCase {
         XCTAssertTrue(orders.isEmpty, "the cancelled call made no order: \(orders.map(\.status))")
         let payments = await world.store.allTransactions()
         XCTAssertTrue(payments.isEmpty)
+    }
+
+    /// Cancelled while the store loads the product: answered at once, as
+    /// cancelled (not as a product request that failed), and no order is made.
+    func testACallCancelledWhileItsProductLoadsIsCancelledAndMakesNoOrder() async throws {
+        let world = World()
+        let gate = Gate()
+        let stalling = InterceptingPaymentQueue(wrapping: world.store, hook: gate.holding(.products))
+        let engine = try await world.engine(world.configuration(queue: stalling, storeTimeout: 60))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await stalling.waitForCalls(.products)
+        call.cancel()
+        let error = await assertThrows(.cancelled) { _ = try await call.value }
+        XCTAssertNil(error?.orderID, "no order was made")
+        gate.open()
+        await engine.waitUntilIdle()
+        let orders = await world.orders.orders(forUser: "alice")
+        XCTAssertTrue(orders.isEmpty, "the cancelled call made no order: \(orders.map(\.status))")
+        let payments = await world.store.allTransactions()
+        XCTAssertTrue(payments.isEmpty)
+    }
+
+    /// Cancelled while the order generator makes the order's id: whether the
+    /// generator answers the id or throws at the cancellation, the call is
+    /// cancelled and no order is saved.
+    func testACallCancelledWhileItsOrderIDIsMadeIsCancelledAndSavesNoOrder() async throws {
+        for honoursCancellation in [false, true] {
+            let world = World()
+            let gate = Gate()
+            let generator = GatedOrderGenerator(gate: gate, honoursCancellation: honoursCancellation)
+            let engine = try await world.engine(world.configuration(generator: generator))
+            let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+            await gate.waitForArrivals(1)
+            call.cancel()
+            gate.open()
+            let error = await assertThrows(.cancelled) { _ = try await call.value }
+            XCTAssertNil(error?.orderID, "no order was made (generator honours cancellation: \(honoursCancellation))")
+            await engine.waitUntilIdle()
+            let orders = await world.orders.orders(forUser: "alice")
+            XCTAssertTrue(orders.isEmpty, "no order was saved: \(orders.map(\.status))")
+            let payments = await world.store.allTransactions()
+            XCTAssertTrue(payments.isEmpty)
+        }
+    }
+}
+
+/// An order generator that answers once `gate` lets it through; with
+/// `honoursCancellation`, it throws when its caller's task was cancelled meanwhile.
+struct GatedOrderGenerator: OrderGenerator {
+    let gate: Gate
+    var honoursCancellation = false
+
+    func makeOrderID(for request: OrderRequest) async throws -> String {
+        await gate.pass()
+        if honoursCancellation { try Task.checkCancellation() }
+        return "order-\(request.userID)"
+    }
+}
+
+extension PurchaseEngine {
+    /// Returns once `count` purchase calls wait in the task queue for their turn.
+    func waitUntilQueued(_ count: Int) async {
+        while queuedCalls < count { await Task.yield() }
     }
 }
 
@@ -138,6 +203,7 @@ final class PaymentInFlightAfterTimeoutTests: XCTestCase {
     func testShutdownAnswersACallWaitingBehindAPaymentTheStoreStillTakes() async throws {
         let (gate, _, engine) = try await firstPaymentHeldPastItsTimeout(duplicates: .wait)
         let second = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await engine.waitUntilQueued(1)
         await engine.shutdown()
         _ = await assertThrows(.engineShutDown) { _ = try await second.value }
         gate.open()

@@ -82,6 +82,9 @@ struct TaskQueue {
         return inFlight.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
     }
 
+    /// How many calls wait for their turn, for their key or for a slot.
+    var waiterCount: Int { keyWaiters.values.reduce(slotWaiters.count) { $0 + $1.count } }
+
     /// Every waiter, taken out of the queue (the engine shuts down).
     mutating func removeAllWaiters() -> [CheckedContinuation<Bool, Never>] {
         defer {
