@@ -124,6 +124,7 @@ final class PurchaseEngineShutdownTests: XCTestCase {
             XCTFail("expected engineShutDown, got \(result)")
         } catch let error as PurchaseKitError {
             XCTAssertEqual(error.code, .engineShutDown)
+            XCTAssertNotNil(error.orderID, "the order was made: the answer names it")
         }
         let charged = await world.store.allTransactions()
         XCTAssertTrue(charged.isEmpty, "nothing was charged")
@@ -131,6 +132,27 @@ final class PurchaseEngineShutdownTests: XCTestCase {
         _ = try await world.engine()
         let stored = await world.orders.orders(forUser: "alice")
         XCTAssertEqual(stored.map(\.status), [.failed], "the next engine closed the order nobody paid")
+    }
+
+    /// Shut down while the new order's token is checked against the stored
+    /// orders, before the order's first save: a shut-down engine saves no order.
+    func testShutdownBeforeTheNewOrderIsSavedSavesNone() async throws {
+        let world = World()
+        let gate = Gate()
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            if call.name == .orderWithToken { await gate.pass() }
+            return .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: orders))
+        let call = Task { try await engine.purchase(productID: Catalog.coins, user: "alice") }
+        await gate.waitForArrivals(1)
+        await engine.shutdown()
+        gate.open()
+        _ = await assertThrows(.engineShutDown) { _ = try await call.value }
+        let stored = await world.orders.orders(forUser: "alice")
+        XCTAssertTrue(stored.isEmpty, "the shut-down engine saved an order: \(stored.map(\.status))")
+        let charged = await world.store.allTransactions()
+        XCTAssertTrue(charged.isEmpty, "nothing was charged")
     }
 
     // Calls waiting on the store when the engine shuts down. Shutdown drops
