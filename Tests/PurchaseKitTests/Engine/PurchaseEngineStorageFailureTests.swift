@@ -1,5 +1,5 @@
 import XCTest
-import PurchaseKit
+@_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
 
 /// The order store fails (a full disk) in the middle of a purchase.
@@ -69,6 +69,37 @@ final class PurchaseEngineStorageFailureTests: XCTestCase {
         // Backing off from 10 s to the policy's 600 s cap: about a dozen in the hour; every 10 s would be 360.
         XCTAssertGreaterThanOrEqual(requests, 6, "the delivery is still retried")
         XCTAssertLessThanOrEqual(requests, 20, "the retries back off")
+    }
+
+    /// The disk is full for three delivery attempts in a row, has room for
+    /// the fourth, then is full again: the back-off after the next failed
+    /// save starts over from the attempts the order saved, instead of going
+    /// on from the three failures before the save that succeeded.
+    func testTheBackOffAfterFailedSavesStartsOverOnceASaveSucceeds() async throws {
+        let world = World()
+        let attemptSaves = Locked(0)
+        let orders = InterceptingOrderStore(wrapping: world.orders) { call in
+            struct DiskFull: Error {}
+            guard case .save(let order) = call, order.status == .purchased, order.verificationAttempts >= 1 else { return .proceed }
+            return attemptSaves.withLock({ $0 += 1; return $0 }) == 4 ? .proceed : .fail(DiskFull())
+        }
+        let retry = RetryPolicy(initialDelay: 10, multiplier: 2, maximumDelay: 10_000, jitter: 0)
+        let engine = try await world.engine(world.configuration(store: orders, retry: retry))
+        await world.server.failNext(10_000, with: .serverError(statusCode: 503))
+        let result = try await engine.purchase(productID: Catalog.coins, user: "alice")
+        guard case .pending(let order, .deliveryRetrying) = result else { return XCTFail("\(result)") }
+        var delays: [TimeInterval] = []
+        while true {
+            let retries = await engine.scheduledRetries
+            let due = try XCTUnwrap(retries[order.id], "the delivery is still retried")
+            delays.append((due.timeIntervalSince(world.clock.now) * 1000).rounded() / 1000)
+            guard attemptSaves.withLock({ $0 }) < 5 else { break }
+            await world.advance(by: due.timeIntervalSince(world.clock.now), engine)
+        }
+        XCTAssertEqual(Array(delays.prefix(3)), [10, 20, 40], "three failed saves in a row back off")
+        let saved = await world.orders.order(id: order.id)
+        XCTAssertEqual(saved?.verificationAttempts, 1, "the fourth attempt was saved")
+        XCTAssertEqual(delays.last, 20, "one failed save after an attempt saved: the delay after two attempts")
     }
 
     /// The delivery is saved, then the `completed` record fails: the user was
