@@ -126,9 +126,11 @@ struct GatedOrderGenerator: OrderGenerator {
 }
 
 extension PurchaseEngine {
-    /// Returns once `count` purchase calls wait in the task queue for their turn.
+    /// Returns once `count` purchase calls wait in the task queue for their
+    /// turn, or after 100,000 turns (the test's own checks then fail, rather
+    /// than the test hanging).
     func waitUntilQueued(_ count: Int) async {
-        while queuedCalls < count { await Task.yield() }
+        for _ in 0..<100_000 where queuedCalls < count { await Task.yield() }
     }
 }
 
