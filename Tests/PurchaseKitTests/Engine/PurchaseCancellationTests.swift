@@ -62,10 +62,7 @@ final class PurchaseCancellationTests: XCTestCase {
         _ = await assertThrows(.cancelled) { _ = try await call.value }
         gate.open()
         await engine.waitUntilIdle()
-        let orders = await world.orders.orders(forUser: "alice")
-        XCTAssertTrue(orders.isEmpty, "the cancelled call made no order: \(orders.map(\.status))")
-        let payments = await world.store.allTransactions()
-        XCTAssertTrue(payments.isEmpty)
+        await assertAliceHasNoOrderAndNoPayment(world, "the cancelled call made no order")
     }
 
     /// Cancelled while the store loads the product: answered at once, as
@@ -82,10 +79,7 @@ final class PurchaseCancellationTests: XCTestCase {
         XCTAssertNil(error?.orderID, "no order was made")
         gate.open()
         await engine.waitUntilIdle()
-        let orders = await world.orders.orders(forUser: "alice")
-        XCTAssertTrue(orders.isEmpty, "the cancelled call made no order: \(orders.map(\.status))")
-        let payments = await world.store.allTransactions()
-        XCTAssertTrue(payments.isEmpty)
+        await assertAliceHasNoOrderAndNoPayment(world, "the cancelled call made no order")
     }
 
     /// Cancelled while the order generator makes the order's id: whether the
@@ -104,11 +98,17 @@ final class PurchaseCancellationTests: XCTestCase {
             let error = await assertThrows(.cancelled) { _ = try await call.value }
             XCTAssertNil(error?.orderID, "no order was made (generator honours cancellation: \(honoursCancellation))")
             await engine.waitUntilIdle()
-            let orders = await world.orders.orders(forUser: "alice")
-            XCTAssertTrue(orders.isEmpty, "no order was saved: \(orders.map(\.status))")
-            let payments = await world.store.allTransactions()
-            XCTAssertTrue(payments.isEmpty)
+            await assertAliceHasNoOrderAndNoPayment(world, "no order was saved")
         }
+    }
+
+    /// Alice has no order, open or archived, and the store took no payment.
+    private func assertAliceHasNoOrderAndNoPayment(_ world: World, _ message: String,
+                                                   file: StaticString = #filePath, line: UInt = #line) async {
+        let orders = await world.orders.orders(forUser: "alice")
+        XCTAssertTrue(orders.isEmpty, "\(message): \(orders.map(\.status))", file: file, line: line)
+        let payments = await world.store.allTransactions()
+        XCTAssertTrue(payments.isEmpty, file: file, line: line)
     }
 }
 
