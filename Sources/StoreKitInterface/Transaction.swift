@@ -2,11 +2,30 @@
 import Foundation
 
 // Transcribed from Apple's published StoreKit interface: `Transaction`
-// (the properties the adapter reads), `Transaction.RevocationReason`,
-// `Transaction.finish()`.
+// (the properties the adapter reads), `Transaction.Reason`,
+// `Transaction.RevocationReason`, `Transaction.finish()`. The interface does
+// not publish the raw values of `Transaction.Reason`'s constants; the ones
+// here are this transcription's (the adapter compares the constants only).
 /// Represents signed transaction information for a purchase.
 @available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 public struct Transaction : Identifiable {
+
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+    public struct Reason : RawRepresentable, Equatable, Hashable, Sendable {
+
+        public let rawValue: String
+
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The transaction is a purchase
+        public static let purchase = Transaction.Reason(rawValue: "PURCHASE")
+
+        /// The transaction is a subscription renewal
+        public static let renewal = Transaction.Reason(rawValue: "RENEWAL")
+
+        @available(iOS 17.0, tvOS 17.0, watchOS 10.0, macOS 14.0, *)
+        public typealias RawValue = String
+    }
 
     public struct RevocationReason : RawRepresentable, Equatable, Hashable {
 
@@ -83,6 +102,23 @@ public struct Transaction : Identifiable {
     @available(macCatalyst, introduced: 15.0, deprecated: 16.0, message: "Use the environment property instead")
     @available(visionOS, unavailable)
     public var environmentStringRepresentation: String { environment.rawValue }
+
+    /// The reason for the transaction.
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+    public let reason: Transaction.Reason
+
+    /// The reason for the transaction.
+    ///
+    /// The possible values this can return are "PURCHASE" when a transaction is the result of a change of service,
+    /// or "RENEWAL" when a transaction is the result of a subscription renewing.
+    @backDeployed(before: iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, macCatalyst 17.0)
+    @available(iOS, introduced: 15.0, deprecated: 17.0, message: "Use the reason property instead")
+    @available(macOS, introduced: 12.0, deprecated: 14.0, message: "Use the reason property instead")
+    @available(tvOS, introduced: 15.0, deprecated: 17.0, message: "Use the reason property instead")
+    @available(watchOS, introduced: 8.0, deprecated: 10.0, message: "Use the reason property instead")
+    @available(macCatalyst, introduced: 15.0, deprecated: 17.0, message: "Use the reason property instead")
+    @available(visionOS, unavailable)
+    public var reasonStringRepresentation: String { reason.rawValue }
 
     /// The signed form behind `jwsRepresentation` (not Apple's API).
     package let scriptedJWS: String

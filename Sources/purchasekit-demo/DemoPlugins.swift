@@ -146,6 +146,9 @@ struct CrashingOrderStore: OrderStore {
     func orders(forUser userID: String) async throws -> [Order] { try await base.orders(forUser: userID) }
     func order(id: String) async throws -> Order? { try await base.order(id: id) }
     func order(transactionID: String) async throws -> Order? { try await base.order(transactionID: transactionID) }
+    func orders(originalTransactionID: String) async throws -> [Order] {
+        try await base.orders(originalTransactionID: originalTransactionID)
+    }
     func order(token: String) async throws -> Order? { try await base.order(token: token) }
     func archive(orderID: String) async throws { try await base.archive(orderID: orderID) }
     func remove(orderID: String) async throws { try await base.remove(orderID: orderID) }

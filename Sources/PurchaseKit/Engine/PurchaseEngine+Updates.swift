@@ -113,7 +113,8 @@ extension PurchaseEngine {
     }
 
     /// The orders a paid `transaction` may belong to, for the reconciler: the
-    /// open ones oldest first, then the archived ones in a fixed order, so
+    /// open ones oldest first, then the archived ones (the transaction's own
+    /// holder, then the purchase's orders oldest first, then the token's), so
     /// that the same updates always match the same way. `lookupFailed` when
     /// the order store could not say whether it holds one.
     func paidCandidates(for transaction: StoreTransaction, answering updateToken: String?) async
@@ -123,19 +124,24 @@ extension PurchaseEngine {
         // find may be the transaction's (see Reconciler.Match.undetermined).
         var lookupFailed = false
         // Archived orders matter too: a late duplicate of a finished purchase,
-        // and the first purchase of a subscription whose renewal this is.
-        // The two ids, each once, in a fixed order (no set: this runs for every payment).
-        let (low, high) = transaction.id <= transaction.originalID ? (transaction.id, transaction.originalID)
-                                                                    : (transaction.originalID, transaction.id)
-        for id in low == high ? [low] : [low, high] {
-            do {
-                if let archived = try await store.order(transactionID: id), orders[archived.id] == nil,
-                   !candidates.contains(where: { $0.id == archived.id }) {
-                    candidates.append(archived)
-                }
-            } catch {
-                lookupFailed = true
+        // and the earlier orders of a subscription whose renewal or change of
+        // tier this is (the store's index by original id; its first order
+        // alone from a store without one). In a fixed order, oldest first.
+        do {
+            if transaction.id != transaction.originalID, let archived = try await store.order(transactionID: transaction.id),
+               orders[archived.id] == nil {
+                candidates.append(archived)
             }
+        } catch {
+            lookupFailed = true
+        }
+        do {
+            for archived in try await store.orders(originalTransactionID: transaction.originalID)
+            where orders[archived.id] == nil && !candidates.contains(where: { $0.id == archived.id }) {
+                candidates.append(archived)
+            }
+        } catch {
+            lookupFailed = true
         }
         // A payment that completes after its order failed, expired or was
         // archived still carries the order's token: the order, and its user,

@@ -15,7 +15,9 @@ import Foundation
 ///    (same original id), this one is a renewal of it. A token found on two
 ///    orders is never guessed. A restore order holds the token of the
 ///    transaction it restored; once the server rejected it, it names nobody.
-/// 3. No token at all: the open orders of the same product, waiting for a
+/// 3. No token at all, on a first purchase or on a change of subscription
+///    tier the store says was paid now (``TransactionReason/purchase``): the
+///    open orders of the same product, waiting for a
 ///    payment, begun no later than the purchase (plus a tolerance) and within
 ///    the matching window. Exactly one: that order. Two or more: never guessed.
 ///    None, while an order of another user than the current or restoring
@@ -148,7 +150,12 @@ public struct Reconciler: Sendable {
         if ordersMayBeMissing { return .undetermined }
         // Time matching is for a lost token only: a token we do not know belongs
         // to no waiting order here (each has its own), so it is never guessed onto one.
-        let isPurchase = transaction.originalID == transaction.id
+        // A change of tier paid now shares its subscription's original id,
+        // yet it is a payment like a first purchase: when the store says so,
+        // its lost token is matched by time too, to the order that asked for
+        // the change, and not followed to the subscription's earlier user.
+        // A store that does not say leaves it to rule 4, as a renewal.
+        let isPurchase = transaction.originalID == transaction.id || transaction.reason == .purchase
         if isPurchase, transaction.orderToken == nil, !storeInitiated {
             let candidates = orders.filter { isCandidate($0, for: transaction) }
             if candidates.count == 1, let only = candidates.first {

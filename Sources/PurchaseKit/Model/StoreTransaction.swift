@@ -18,6 +18,18 @@ public enum RevocationReason: String, Sendable, Hashable, Codable, CaseIterable 
     case other
 }
 
+/// Why the store made a transaction.
+public enum TransactionReason: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The customer paid: a first purchase, or a change of subscription tier
+    /// that takes effect at once (an upgrade, or a crossgrade the customer
+    /// asked to start now). It shares the original id of the subscription it
+    /// changes, yet it is a payment of its own.
+    case purchase
+    /// The store renewed a subscription. A downgrade, or a crossgrade asked
+    /// for the next period, takes effect as a renewal.
+    case renewal
+}
+
 /// A snapshot of one store transaction, kept on the order as a backup so that
 /// delivery can be retried after the store forgot it.
 ///
@@ -45,6 +57,11 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
     public var receipt: Data
     /// Where the transaction was made.
     public var environment: StoreEnvironment
+    /// Why the store made it, when the store says: it tells a change of tier
+    /// paid now (``TransactionReason/purchase``) from a renewal when both
+    /// share the subscription's original id and the payment's token was lost.
+    /// Nil: the store did not say.
+    public var reason: TransactionReason?
 
     /// Creates a transaction; `originalID` defaults to `id` (a first purchase).
     public init(
@@ -58,7 +75,8 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
         quantity: Int = 1,
         orderToken: String? = nil,
         receipt: Data = Data(),
-        environment: StoreEnvironment = .sandbox
+        environment: StoreEnvironment = .sandbox,
+        reason: TransactionReason? = nil
     ) {
         self.id = id
         self.originalID = originalID ?? id
@@ -71,6 +89,7 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
         self.orderToken = orderToken
         self.receipt = receipt
         self.environment = environment
+        self.reason = reason
     }
 
     /// Whether the store has taken this transaction back.
@@ -84,6 +103,7 @@ extension StoreTransaction: CustomStringConvertible, CustomDebugStringConvertibl
                      "receipt: <\(receipt.count) bytes redacted>"]
         if let expirationDate { parts.append("expires: \(expirationDate)") }
         if let revocationDate { parts.append("revoked: \(revocationDate)") }
+        if let reason { parts.append("reason: \(reason.rawValue)") }
         return "StoreTransaction(\(parts.joined(separator: ", ")))"
     }
 
@@ -93,7 +113,7 @@ extension StoreTransaction: CustomStringConvertible, CustomDebugStringConvertibl
         Mirror(self, children: [
             "id": id, "originalID": originalID, "productID": productID, "purchaseDate": purchaseDate,
             "expirationDate": expirationDate as Any, "revocationDate": revocationDate as Any,
-            "quantity": quantity, "environment": environment,
+            "quantity": quantity, "environment": environment, "reason": reason as Any,
             "orderToken": orderToken == nil ? "none" : "<redacted>", "receipt": "<redacted>",
         ], displayStyle: .struct)
     }

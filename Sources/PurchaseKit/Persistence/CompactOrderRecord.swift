@@ -4,7 +4,9 @@ import Foundation
 /// retention has passed: the whole order except what nothing depends on.
 ///
 /// Dropped: the receipt (`transaction.receipt`, the bulk of an order and a
-/// secret), `metadata` (the app's own data) and `hint` (a note). Kept, for
+/// secret), `metadata` (the app's own data), `hint` (a note) and the
+/// transaction's `reason` (only the reconciler reads it, of an incoming
+/// transaction or of an open order's flagged renewal, never of one archived). Kept, for
 /// good: everything entitlements, balances, subscription status, renewal
 /// attribution, duplicate detection and token resolution read — ids, user,
 /// product, quantity, status, source, token, every date, the attempt count,
@@ -54,6 +56,7 @@ enum CompactOrderRecord {
         compact.metadata = [:]
         compact.hint = nil
         compact.transaction?.receipt = Data()
+        compact.transaction?.reason = nil
         return compact
     }
 

@@ -26,6 +26,8 @@ struct FileOrderIndex {
         var fileName: String
         var place: Place
         var transactionID: String?
+        /// Its transaction's original id, when not the transaction's own (a renewal, a change of tier).
+        var laterTransactionOriginalID: String?
         var token: String?
         var userID: String
         var updatedAt: Date
@@ -38,6 +40,8 @@ struct FileOrderIndex {
     private var idByFileName: [String: String] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
+    /// The orders holding a later transaction of each purchase, by its original id.
+    private var idsByOriginal: [String: Set<String>] = [:]
     private var idsByUser: [String: Set<String>] = [:]
     private var openIDsByUser: [String: Set<String>] = [:]
 
@@ -49,6 +53,15 @@ struct FileOrderIndex {
 
     /// The id of the order whose payment carried this token.
     func orderID(forToken token: String) -> String? { idByToken[token] }
+
+    /// The ids of the orders holding a transaction of the purchase
+    /// `originalID`: the holder of its first transaction, then those of its later ones.
+    func orderIDs(forPurchase originalID: String) -> [String] {
+        let later = idsByOriginal[originalID] ?? []
+        guard let first = idByTransaction[originalID], !later.contains(first),
+              entries[first]?.laterTransactionOriginalID == nil else { return Array(later) }
+        return [first] + later
+    }
 
     /// The id of the order stored under a file name, in either folder.
     func orderID(forFileName fileName: String) -> String? { idByFileName[fileName] }
@@ -84,10 +97,12 @@ struct FileOrderIndex {
         remove(id: order.id)
         let name = place == .ledger ? "" : fileName
         entries[order.id] = Entry(fileName: name, place: place, transactionID: order.transactionID,
+                                  laterTransactionOriginalID: order.laterTransactionOriginalID,
                                   token: order.token, userID: order.userID, updatedAt: order.updatedAt)
         if place != .ledger { idByFileName[name] = order.id }
         if let transactionID = order.transactionID { idByTransaction[transactionID] = order.id }
         if let token = order.token { idByToken[token] = order.id }
+        if let original = order.laterTransactionOriginalID { idsByOriginal[original, default: []].insert(order.id) }
         idsByUser[order.userID, default: []].insert(order.id)
         switch place {
         case .open:
@@ -137,6 +152,10 @@ struct FileOrderIndex {
             idByTransaction[transactionID] = nil
         }
         if let token = entry.token, idByToken[token] == id { idByToken[token] = nil }
+        if let original = entry.laterTransactionOriginalID {
+            idsByOriginal[original]?.remove(id)
+            if idsByOriginal[original]?.isEmpty == true { idsByOriginal[original] = nil }
+        }
         idsByUser[entry.userID]?.remove(id)
         if idsByUser[entry.userID]?.isEmpty == true { idsByUser[entry.userID] = nil }
         switch entry.place {

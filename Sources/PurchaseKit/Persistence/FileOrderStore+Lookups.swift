@@ -61,6 +61,22 @@ extension FileOrderStore {
         return try order(id: id)
     }
 
+    /// Every order holding a transaction of the purchase `originalTransactionID`,
+    /// open, archived or compacted, oldest first (archived ones are read from disk).
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` as ``order(transactionID:)`` does,
+    ///   or when an archived one cannot be read.
+    public func orders(originalTransactionID: String) throws(PurchaseKitError) -> [Order] {
+        try loadIfNeeded()
+        let ids = index.orderIDs(forPurchase: originalTransactionID)
+        guard !ids.isEmpty else { return try noneHeld().map { [$0] } ?? [] }
+        var result: [Order] = []
+        for id in ids {
+            if let order = try order(id: id) { result.append(order) }
+        }
+        return result.sorted(by: Order.creationOrder)
+    }
+
     /// The order whose payment carried this token, open, archived or compacted:
     /// tokens resolve for good, so that a payment the store reports late (after
     /// the order failed, was cancelled or was archived) still finds its order.

@@ -10,6 +10,9 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
         var archived: [String: Order] = [:]
         var byTransaction: [String: String] = [:]
         var byToken: [String: String] = [:]
+        /// The orders holding a later transaction (a renewal, a change of
+        /// tier) of each purchase, by its original transaction id.
+        var byOriginal: [String: Set<String>] = [:]
         var spendsByUser: [String: [String: ConsumableSpend]] = [:]
         var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
 
@@ -27,6 +30,9 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if let token = order.token, token != old?.token || byToken[token] != order.id {
                 byToken[token] = order.id
             }
+            if let original = order.laterTransactionOriginalID, original != old?.laterTransactionOriginalID {
+                byOriginal[original, default: []].insert(order.id)
+            }
         }
 
         mutating func unlink(_ old: Order, keeping new: Order?) {
@@ -36,6 +42,19 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if let token = old.token, token != new?.token, byToken[token] == old.id {
                 byToken[token] = nil
             }
+            if let original = old.laterTransactionOriginalID, original != new?.laterTransactionOriginalID {
+                byOriginal[original]?.remove(old.id)
+                if byOriginal[original]?.isEmpty == true { byOriginal[original] = nil }
+            }
+        }
+
+        func orders(originalTransactionID original: String) -> [Order] {
+            var orders = (byOriginal[original] ?? []).compactMap { order(id: $0) }
+            if let first = byTransaction[original].flatMap({ order(id: $0) }), first.laterTransactionOriginalID == nil,
+               !orders.contains(where: { $0.id == first.id }) {
+                orders.append(first)
+            }
+            return orders.sorted(by: Order.creationOrder)
         }
     }
 
@@ -48,6 +67,7 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             state.open[order.id] = order
             if let transactionID = order.transactionID { state.byTransaction[transactionID] = order.id }
             if let token = order.token { state.byToken[token] = order.id }
+            if let original = order.laterTransactionOriginalID { state.byOriginal[original, default: []].insert(order.id) }
         }
         self.state = Locked(state)
     }
@@ -74,6 +94,10 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
 
     public func order(transactionID: String) async -> Order? {
         state.withLock { s in s.byTransaction[transactionID].flatMap { s.order(id: $0) } }
+    }
+
+    public func orders(originalTransactionID: String) async -> [Order] {
+        state.withLock { $0.orders(originalTransactionID: originalTransactionID) }
     }
 
     /// The order whose payment carried `token`, open or archived. Archived

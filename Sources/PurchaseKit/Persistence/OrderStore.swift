@@ -63,6 +63,21 @@ public protocol OrderStore: Sendable {
     /// which reports it again, rather than credit it to a new order.
     func order(transactionID: String) async throws -> Order?
 
+    /// Every order, open or archived, holding a transaction of the purchase
+    /// `originalTransactionID`: its first transaction, its renewals, and the
+    /// changes of subscription tier that share its original id. Oldest first.
+    ///
+    /// The engine reads it for a renewal or a change of tier without its
+    /// payment's token: on a store account shared by several app users, the
+    /// user who changed the tier holds the subscription now, and once that
+    /// order is archived only this finds it. The default answers the order
+    /// of the first transaction alone (``order(transactionID:)``), as a store
+    /// written before this lookup did: such a renewal then follows the
+    /// subscription's first buyer.
+    ///
+    /// Throw, as for ``order(transactionID:)``, when the store cannot tell.
+    func orders(originalTransactionID: String) async throws -> [Order]
+
     /// The order whose payment carried this token (``Order/token``), open or
     /// archived, however old: a payment the store reports late, after its order
     /// failed, was cancelled or was archived, is matched by it.

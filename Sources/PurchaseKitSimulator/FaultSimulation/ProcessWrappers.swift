@@ -47,6 +47,12 @@ struct ProcessOrderStore: OrderStore {
             return try await base.order(transactionID: transactionID)
         }
     }
+    func orders(originalTransactionID: String) async throws -> [Order] {
+        try await read {
+            try lookupFault("lookup:purchase:\(originalTransactionID)")
+            return try await base.orders(originalTransactionID: originalTransactionID)
+        }
+    }
     func order(token: String) async throws -> Order? {
         try await read {
             try lookupFault("lookup:token:\(token)")

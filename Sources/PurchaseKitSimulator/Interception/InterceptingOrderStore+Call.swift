@@ -15,6 +15,8 @@ extension InterceptingOrderStore {
         case orderWithID(String)
         /// ``OrderStore/order(transactionID:)``.
         case orderWithTransactionID(String)
+        /// ``OrderStore/orders(originalTransactionID:)``.
+        case ordersOfPurchase(originalTransactionID: String)
         /// ``OrderStore/order(token:)``.
         case orderWithToken(String)
         /// ``OrderStore/archive(orderID:)``.
@@ -44,6 +46,8 @@ extension InterceptingOrderStore {
             case orderWithID
             /// ``OrderStore/order(transactionID:)``.
             case orderWithTransactionID
+            /// ``OrderStore/orders(originalTransactionID:)``.
+            case ordersOfPurchase
             /// ``OrderStore/order(token:)``.
             case orderWithToken
             /// ``OrderStore/archive(orderID:)``.
@@ -69,6 +73,7 @@ extension InterceptingOrderStore {
             case .orders: return .orders
             case .orderWithID: return .orderWithID
             case .orderWithTransactionID: return .orderWithTransactionID
+            case .ordersOfPurchase: return .ordersOfPurchase
             case .orderWithToken: return .orderWithToken
             case .archive: return .archive
             case .remove: return .remove
@@ -98,7 +103,8 @@ extension InterceptingOrderStore {
         case done
         /// For ``Call/loadOpenOrders``.
         case report(OrderLoadReport)
-        /// For ``Call/openOrders(userID:)`` and ``Call/orders(userID:)``.
+        /// For ``Call/openOrders(userID:)``, ``Call/orders(userID:)`` and
+        /// ``Call/ordersOfPurchase(originalTransactionID:)``.
         case orders([Order])
         /// For the lookups of one order (by id, transaction id or token).
         case order(Order?)
@@ -145,6 +151,7 @@ extension InterceptingOrderStore.Call: CustomStringConvertible, CustomDebugStrin
         case .orders(let userID): return ("orders", "userID: \(userID)")
         case .orderWithID(let id): return ("orderWithID", id)
         case .orderWithTransactionID(let id): return ("orderWithTransactionID", id)
+        case .ordersOfPurchase(let id): return ("ordersOfPurchase", "originalTransactionID: \(id)")
         case .orderWithToken: return ("orderWithToken", "<redacted>")
         case .archive(let orderID): return ("archive", "orderID: \(orderID)")
         case .remove(let orderID): return ("remove", "orderID: \(orderID)")

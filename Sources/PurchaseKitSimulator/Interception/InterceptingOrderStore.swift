@@ -98,6 +98,13 @@ public final class InterceptingOrderStore: OrderStore {
     }
 
     /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
+    public func orders(originalTransactionID: String) async throws -> [Order] {
+        try await interceptor.perform(.ordersOfPurchase(originalTransactionID: originalTransactionID),
+                                      forward: { try await base.orders(originalTransactionID: originalTransactionID) },
+                                      wrap: Answer.orders, unwrap: \.asOrders)
+    }
+
+    /// Records the call and forwards it to ``base``, unless the hook decides otherwise.
     public func order(token: String) async throws -> Order? {
         try await interceptor.perform(.orderWithToken(token), forward: { try await base.order(token: token) },
                                       wrap: Answer.order, unwrap: \.asOrder)

@@ -155,7 +155,7 @@ extension SimulatedPaymentQueue {
             guard expiration != nil else { return nil }
         }
         let transaction = record(productID: product.id, originalID: originalID, quantity: quantity, orderToken: orderToken,
-                                 userID: userID, purchaseDate: now, expirationDate: expiration)
+                                 userID: userID, purchaseDate: now, expirationDate: expiration, reason: .purchase)
         if let paid, let index = recordIndex[transaction.id] { records[index].pricePaid = paid }
         if product.type == .autoRenewable, let expiration {
             if let groupID = product.subscription?.groupID { endOthers(inGroup: groupID, except: product.id) }
@@ -170,14 +170,18 @@ extension SimulatedPaymentQueue {
         return transaction
     }
 
-    /// Makes, signs and stores a new unfinished transaction.
+    /// Makes, signs and stores a new unfinished transaction. Its `reason` is
+    /// what the App Store says: `purchase` for a payment the user made (an
+    /// upgrade too), `renewal` for a renewal or a change of tier that takes
+    /// effect at the renewal date.
     func record(productID: String, originalID: String?, quantity: Int, orderToken: String?, userID: String,
-                purchaseDate: Date, expirationDate: Date?) -> StoreTransaction {
+                purchaseDate: Date, expirationDate: Date?, reason: TransactionReason) -> StoreTransaction {
         nextTransactionNumber += 1
         let id = String(nextTransactionNumber)
         var transaction = StoreTransaction(
             id: id, originalID: originalID, productID: productID, purchaseDate: purchaseDate,
-            expirationDate: expirationDate, quantity: quantity, orderToken: orderToken, environment: environment)
+            expirationDate: expirationDate, quantity: quantity, orderToken: orderToken, environment: environment,
+            reason: reason)
         transaction.receipt = signer.receipt(for: transaction)
         recordIndex[id] = records.count
         records.append(TransactionRecord(transaction: transaction, userID: userID, isFinished: false, revocationSeen: false))

@@ -210,7 +210,7 @@ extension SimulatedPaymentQueue {
         let quantity = recordIndex[subscription.latestTransactionID].map { records[$0].transaction.quantity } ?? 1
         let renewal = record(productID: subscription.productID, originalID: subscription.originalID,
                              quantity: quantity, orderToken: subscription.orderToken, userID: subscription.userID,
-                             purchaseDate: purchaseDate, expirationDate: expiration)
+                             purchaseDate: purchaseDate, expirationDate: expiration, reason: .renewal)
         subscription.latestTransactionID = renewal.id
         subscription.expirationDate = expiration
         // `nextExpiration` computed `expiration` from one period more, without overflow.

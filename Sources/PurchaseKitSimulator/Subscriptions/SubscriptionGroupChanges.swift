@@ -130,7 +130,7 @@ extension SimulatedPaymentQueue {
                                                 period: period, count: change.offerPeriodCount ?? 1) else { return nil }
         let transaction = record(productID: change.productID, originalID: subscription.originalID, quantity: change.quantity,
                                  orderToken: change.orderToken, userID: change.userID,
-                                 purchaseDate: subscription.expirationDate, expirationDate: expiration)
+                                 purchaseDate: subscription.expirationDate, expirationDate: expiration, reason: .renewal)
         var next = SubscriptionRecord(
             productID: change.productID, originalID: subscription.originalID, userID: change.userID,
             orderToken: change.orderToken, latestTransactionID: transaction.id, expirationDate: expiration,

@@ -25,7 +25,15 @@ enum StoreKitMapping {
             purchaseDate: snapshot.purchaseDate, expirationDate: snapshot.expirationDate,
             revocationDate: snapshot.revocationDate, revocationReason: snapshot.revocationReason.map(revocationReason),
             quantity: snapshot.quantity, orderToken: orderToken(from: snapshot.appAccountToken),
-            receipt: receipt(for: snapshot.verification).data, environment: environment(snapshot.environment))
+            receipt: receipt(for: snapshot.verification).data, environment: environment(snapshot.environment),
+            reason: snapshot.reason.map(reason))
+    }
+
+    static func reason(_ reason: TransactionSnapshot.Reason) -> TransactionReason {
+        switch reason {
+        case .purchase: return .purchase
+        case .renewal: return .renewal
+        }
     }
 
     static func receipt(for verification: TransactionSnapshot.Verification) -> AppStoreReceipt {

@@ -48,6 +48,17 @@ struct TransactionSnapshot: Sendable, Hashable {
     var isUpgraded: Bool
     var environment: Environment
     var verification: Verification
+    /// Why the App Store made it, when StoreKit says for sure (see
+    /// `TransactionSnapshot(_:verification:)`); nil otherwise.
+    var reason: Reason? = nil
+
+    /// Why the App Store made a transaction.
+    enum Reason: Sendable, Hashable {
+        /// The customer paid: a purchase, or a change of tier starting now.
+        case purchase
+        /// A renewal, or a change of tier taking effect at the renewal date.
+        case renewal
+    }
 
     var isVerified: Bool {
         if case .verified = verification { return true }

@@ -51,7 +51,27 @@ extension TransactionSnapshot {
                   purchaseDate: transaction.purchaseDate, expirationDate: transaction.expirationDate,
                   revocationDate: transaction.revocationDate, revocationReason: revocation,
                   quantity: transaction.purchasedQuantity, appAccountToken: transaction.appAccountToken,
-                  isUpgraded: transaction.isUpgraded, environment: Self.environment(of: transaction), verification: verification)
+                  isUpgraded: transaction.isUpgraded, environment: Self.environment(of: transaction), verification: verification,
+                  reason: Self.reason(of: transaction))
+    }
+
+    /// `Transaction.reason` from iOS 17 on. Before, StoreKit's string form:
+    /// Apple's interface warns that it may then say "PURCHASE" as a sentinel
+    /// (StoreKit Testing in Xcode, a critical server error), so only
+    /// "RENEWAL" is taken at its word. Nil leaves a token-less change of tier
+    /// to the engine's renewal rule, which follows the subscription's user.
+    private static func reason(of transaction: Transaction) -> Reason? {
+        if #available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *) {
+            let reason = transaction.reason
+            if reason == .purchase { return .purchase }
+            if reason == .renewal { return .renewal }
+            return nil
+        }
+        #if os(visionOS)
+        return nil
+        #else
+        return transaction.reasonStringRepresentation == "RENEWAL" ? .renewal : nil
+        #endif
     }
 
     private static func environment(of transaction: Transaction) -> Environment {

@@ -192,7 +192,8 @@ extension ScriptedAppStore {
 
     /// Charges the account: a new, unfinished transaction.
     static func charge(_ s: inout State, _ product: Product, appAccountToken: UUID?, quantity: Int,
-                       failure: VerificationResult<Transaction>.VerificationError?, originalID: UInt64? = nil) -> Record {
+                       failure: VerificationResult<Transaction>.VerificationError?, originalID: UInt64? = nil,
+                       reason: Transaction.Reason = .purchase) -> Record {
         s.nextTransactionID += 1
         let id = s.nextTransactionID
         var expiration: Date?
@@ -204,7 +205,7 @@ extension ScriptedAppStore {
             subscriptionGroupID: product.subscription?.subscriptionGroupID, purchaseDate: s.now,
             expirationDate: expiration, purchasedQuantity: quantity, isUpgraded: false, revocationDate: nil,
             revocationReason: nil, productType: product.type, appAccountToken: appAccountToken, environment: .sandbox,
-            scriptedJWS: Self.jws(id: id, productID: product.id))
+            reason: reason, scriptedJWS: Self.jws(id: id, productID: product.id))
         let record = Record(transaction: transaction, failure: failure)
         s.records.append(record)
         return record

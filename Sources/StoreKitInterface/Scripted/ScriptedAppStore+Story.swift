@@ -107,7 +107,7 @@ extension ScriptedAppStore {
             guard let last = s.records.last(where: { $0.transaction.originalID == originalID }),
                   let product = s.products[last.transaction.productID] else { return nil }
             return Self.charge(&s, product, appAccountToken: last.transaction.appAccountToken, quantity: 1, failure: nil,
-                               originalID: originalID)
+                               originalID: originalID, reason: .renewal)
         }
         guard let record else { return nil }
         await sendUpdate(record.result)
@@ -181,7 +181,7 @@ extension Transaction {
                     purchaseDate: purchaseDate, expirationDate: expirationDate, purchasedQuantity: purchasedQuantity,
                     isUpgraded: isUpgraded ?? self.isUpgraded, revocationDate: revocationDate ?? self.revocationDate,
                     revocationReason: revocationReason ?? self.revocationReason, productType: productType,
-                    appAccountToken: appAccountToken, environment: environment, scriptedJWS: scriptedJWS)
+                    appAccountToken: appAccountToken, environment: environment, reason: reason, scriptedJWS: scriptedJWS)
     }
 }
 #endif

@@ -21,6 +21,7 @@ final class ScriptedOrderStore: OrderStore {
     func orders(forUser userID: String) async throws -> [Order] { note("orders"); return [Self.sampleOrder, Self.sampleOrder] }
     func order(id: String) async throws -> Order? { note("orderWithID"); return Self.sampleOrder }
     func order(transactionID: String) async throws -> Order? { note("orderWithTransactionID"); return Self.sampleOrder }
+    func orders(originalTransactionID: String) async throws -> [Order] { note("ordersOfPurchase"); return [Self.sampleOrder] }
     func order(token: String) async throws -> Order? { note("orderWithToken"); return Self.sampleOrder }
     func archive(orderID: String) async throws { note("archive") }
     func remove(orderID: String) async throws { note("remove") }
@@ -38,6 +39,7 @@ func callEveryRequirement(of store: any OrderStore) async throws {
     _ = try await store.orders(forUser: "u")
     _ = try await store.order(id: "o1")
     _ = try await store.order(transactionID: "t1")
+    _ = try await store.orders(originalTransactionID: "t1")
     _ = try await store.order(token: "k1")
     try await store.archive(orderID: "o1")
     try await store.remove(orderID: "o1")

@@ -28,6 +28,8 @@ final class GroupChangeTests: XCTestCase {
         XCTAssertEqual(pro.purchaseDate, clock.now, "an upgrade starts now")
         XCTAssertEqual(pro.originalID, basic.originalID, "the group keeps its original transaction")
         XCTAssertEqual(pro.orderToken, "order-pro")
+        XCTAssertEqual(basic.reason, .purchase)
+        XCTAssertEqual(pro.reason, .purchase, "the App Store says an upgrade is a purchase, though it shares the original id")
         let proExpiration = try XCTUnwrap(pro.expirationDate)
         XCTAssertGreaterThan(proExpiration.timeIntervalSince(pro.purchaseDate), 27, "a full month, no intro offer")
         let isUpgraded = await store.isUpgraded(transactionID: basic.id)
@@ -50,6 +52,7 @@ final class GroupChangeTests: XCTestCase {
         clock.advance(by: 40)
         await store.processRenewals()
         XCTAssertEqual(Set(observer.updates.compactMap(\.transaction?.productID)), [TestCatalog.Tiers.pro])
+        XCTAssertEqual(Set(observer.updates.compactMap(\.transaction?.reason)), [.renewal])
     }
 
     func testUpgradeThenRestoreBringsBackOnlyTheNewProduct() async throws {
@@ -99,6 +102,7 @@ final class GroupChangeTests: XCTestCase {
         XCTAssertEqual(basic.purchaseDate, renewalDate, "the new product starts where the old one ended")
         XCTAssertEqual(basic.orderToken, "order-basic", "the transaction answers the downgrade's payment")
         XCTAssertEqual(basic.originalID, pro.originalID)
+        XCTAssertEqual(basic.reason, .renewal, "a downgrade takes effect as a renewal")
         current = try unwrapped(await store.subscriptionStatus(productID: TestCatalog.Tiers.pro))
         XCTAssertEqual(current.state, .expired)
         XCTAssertFalse(current.wasUpgraded)

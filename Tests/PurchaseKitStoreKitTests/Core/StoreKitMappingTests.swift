@@ -44,6 +44,17 @@ final class StoreKitMappingTests: XCTestCase {
         XCTAssertEqual(StoreKitMapping.storeTransaction(snapshot(environment: .unknown)).environment, .production)
     }
 
+    func testTheReasonStoreKitGivesIsKeptAndNoReasonStaysNone() {
+        var purchase = snapshot()
+        purchase.reason = .purchase
+        XCTAssertEqual(StoreKitMapping.storeTransaction(purchase).reason, .purchase)
+        var renewal = snapshot(id: 8, original: 7)
+        renewal.reason = .renewal
+        XCTAssertEqual(StoreKitMapping.storeTransaction(renewal).reason, .renewal)
+        XCTAssertNil(StoreKitMapping.storeTransaction(snapshot(id: 9, original: 7)).reason,
+                     "unsaid (StoreKit before iOS 17 said PURCHASE): never guessed from the ids")
+    }
+
     func testAnUnverifiedTransactionCarriesNoJWSAndIsNeverARevocation() {
         let unverified = snapshot(verification: .unverified(reason: "invalidSignature"), revoked: date, revocation: .other)
         let update = StoreKitMapping.update(for: unverified, storeInitiated: false, date: date)

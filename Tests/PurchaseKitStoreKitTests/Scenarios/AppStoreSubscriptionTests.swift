@@ -38,6 +38,8 @@ final class AppStoreSubscriptionTests: XCTestCase {
         XCTAssertEqual(renewal.status, .completed)
         XCTAssertEqual(renewal.transaction?.id, renewedID.map(String.init))
         XCTAssertEqual(renewal.transaction?.originalID, String(original))
+        XCTAssertEqual(first.transaction?.reason, .purchase, "StoreKit's Transaction.reason reaches the order")
+        XCTAssertEqual(renewal.transaction?.reason, .renewal)
         let bobs = await world.orders(of: "bob")
         XCTAssertTrue(bobs.isEmpty, "a renewal follows its subscriber, not whoever is logged in")
     }
@@ -58,6 +60,7 @@ final class AppStoreSubscriptionTests: XCTestCase {
         XCTAssertEqual(upgrade.source, .renewal)
         XCTAssertEqual(upgrade.status, .completed)
         XCTAssertEqual(upgrade.transaction?.id, upgradedID.map(String.init))
+        XCTAssertEqual(upgrade.transaction?.reason, .purchase, "StoreKit calls an upgrade a purchase")
         let entitlements = try await engine.entitlements(user: "alice")
         XCTAssertTrue(entitlements.map(\.productID).contains(Shop.premiumMonthly))
     }

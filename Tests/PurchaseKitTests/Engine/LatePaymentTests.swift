@@ -125,7 +125,8 @@ final class LatePaymentTests: XCTestCase {
         let orders = InterceptingOrderStore(wrapping: world.orders) { call in
             guard failing.withLock({ $0 }) else { return .proceed }
             switch (fault, call) {
-            case (.cannotSayWhichOrder, .orderWithTransactionID): return .fail(StorageFailure())
+            case (.cannotSayWhichOrder, .orderWithTransactionID), (.cannotSayWhichOrder, .ordersOfPurchase):
+                return .fail(StorageFailure())
             case (.cannotSavePayments, .save(let order)) where order.transactionID != nil: return .fail(StorageFailure())
             default: return .proceed
             }
@@ -138,7 +139,7 @@ final class LatePaymentTests: XCTestCase {
         // The charge arrives, and the order store fails it.
         await orders.waitForCalls { call in
             switch call {
-            case .orderWithTransactionID: return fault == .cannotSayWhichOrder
+            case .orderWithTransactionID, .ordersOfPurchase: return fault == .cannotSayWhichOrder
             case .save(let order): return fault == .cannotSavePayments && order.transactionID != nil
             default: return false
             }

@@ -100,7 +100,8 @@ final class SharedAccountRestoreTests: XCTestCase {
 
         let unreadable = Locked(false)
         let orders = InterceptingOrderStore(wrapping: InMemoryOrderStore()) { call in
-            call.name == .orderWithTransactionID && unreadable.withLock({ $0 }) ? .fail(UnreadableDisk()) : .proceed
+            [.orderWithTransactionID, .ordersOfPurchase].contains(call.name) && unreadable.withLock({ $0 })
+                ? .fail(UnreadableDisk()) : .proceed
         }
         let shared = try await world.engine(world.configuration(store: orders))
         let refused = try await shared.restorePurchases(user: "bob")

@@ -79,7 +79,8 @@ final class UpdatePlacementTests: XCTestCase {
         let gate = Gate()
         let holding = Locked(false)
         let orders = InterceptingOrderStore(wrapping: world.orders) { call in
-            guard case .orderWithTransactionID = call, holding.withLock({ $0 }) else { return .proceed }
+            // The lookup of the purchase's orders, made for every paid transaction.
+            guard case .ordersOfPurchase = call, holding.withLock({ $0 }) else { return .proceed }
             return .proceedThen { _ in await gate.pass() }
         }
         let engine = try await world.engine(world.configuration(store: orders))
@@ -87,7 +88,7 @@ final class UpdatePlacementTests: XCTestCase {
         holding.withLock { $0 = true }
         orders.clearCalls()
         let buying = Task { try await SimulatedDevice(world: world).buy(Catalog.pro) }
-        await orders.waitForCalls(.orderWithTransactionID)
+        await orders.waitForCalls(.ordersOfPurchase)
         await engine.shutdown()
         gate.open()
         try await buying.value

@@ -33,7 +33,8 @@ enum CoreFixtures {
             quantity: 2,
             orderToken: token,
             receipt: receipt,
-            environment: .production)
+            environment: .production,
+            reason: .renewal)
     }
 
     /// An order with every optional field set.

@@ -129,6 +129,11 @@ struct ByteReader: ~Copyable {
         _ = try take(try length(field), field)
     }
 
+    /// Skips a date without reading it.
+    mutating func skipDate(_ field: StaticString) throws(BinaryDamage) {
+        _ = try take(8, field)
+    }
+
     mutating func data(_ field: StaticString) throws(BinaryDamage) -> Data {
         Data(try take(try length(field), field))
     }

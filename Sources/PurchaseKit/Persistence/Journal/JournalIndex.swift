@@ -21,6 +21,8 @@ struct JournalIndex: Sendable {
         var userID: String
         var token: String?
         var transactionID: String?
+        /// Its transaction's original id, when not the transaction's own (a renewal, a change of tier).
+        var laterTransactionOriginalID: String?
         var updatedAt: Date
         /// When the order was last put, counted in puts: the transaction id
         /// and token it holds are its own since then (see ``putSequence``).
@@ -33,6 +35,8 @@ struct JournalIndex: Sendable {
     private(set) var stored: [String: Data] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
+    /// The orders holding a later transaction of each purchase, by its original id.
+    private var idsByOriginal: [String: Set<String>] = [:]
     /// Each user's orders, built at the first question about a user rather
     /// than at launch (most launches ask none), then kept up to date.
     private var openIDsByUser: [String: Set<String>] = [:]
@@ -76,6 +80,15 @@ struct JournalIndex: Sendable {
 
     func orderID(forToken token: String) -> String? { idByToken[token] }
 
+    /// The ids of the orders holding a transaction of the purchase `originalID`:
+    /// the holder of its first transaction, then those of its later ones.
+    func orderIDs(forPurchase originalID: String) -> [String] {
+        let later = idsByOriginal[originalID] ?? []
+        guard let first = idByTransaction[originalID], !later.contains(first),
+              entries[first]?.laterTransactionOriginalID == nil else { return Array(later) }
+        return [first] + later
+    }
+
     /// Every order id of one user, open, archived and compacted.
     mutating func orderIDs(forUser userID: String) -> [String] {
         indexUsers()
@@ -107,8 +120,9 @@ struct JournalIndex: Sendable {
     /// Makes `order` the open version of its id, replacing whatever was known about it.
     mutating func putOpen(_ order: consuming Order) {
         putSequence += 1
-        let entry = Entry(place: .open, userID: order.userID, token: order.token,
-                          transactionID: order.transactionID, updatedAt: order.updatedAt, sequence: putSequence)
+        let entry = Entry(place: .open, userID: order.userID, token: order.token, transactionID: order.transactionID,
+                          laterTransactionOriginalID: order.laterTransactionOriginalID, updatedAt: order.updatedAt,
+                          sequence: putSequence)
         // One lookup for the usual case, a new id (every order a launch reads).
         if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(order.id) }
@@ -119,8 +133,9 @@ struct JournalIndex: Sendable {
     /// Records an archived or compacted order from its binary form.
     mutating func putStored(_ keys: OrderBinaryCoding.Keys, bytes: Data, place: Place) {
         putSequence += 1
-        let entry = Entry(place: place, userID: keys.userID, token: keys.token,
-                          transactionID: keys.transactionID, updatedAt: keys.updatedAt, sequence: putSequence)
+        let entry = Entry(place: place, userID: keys.userID, token: keys.token, transactionID: keys.transactionID,
+                          laterTransactionOriginalID: keys.laterTransactionOriginalID, updatedAt: keys.updatedAt,
+                          sequence: putSequence)
         if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(keys.id) }
         stored[keys.id] = bytes
@@ -187,6 +202,10 @@ struct JournalIndex: Sendable {
             idByTransaction[oldTransaction] = nil
         }
         if let oldToken = old.token, oldToken != kept?.token, idByToken[oldToken] == id { idByToken[oldToken] = nil }
+        if let original = old.laterTransactionOriginalID, original != kept?.laterTransactionOriginalID {
+            idsByOriginal[original]?.remove(id)
+            if idsByOriginal[original]?.isEmpty == true { idsByOriginal[original] = nil }
+        }
         if old.place == .open {
             if kept?.place != .open { openOrders[id] = nil }
             if usersAreIndexed, kept?.place != .open || kept?.userID != old.userID { Self.drop(id, of: old.userID, from: &openIDsByUser) }
@@ -201,6 +220,7 @@ struct JournalIndex: Sendable {
     private mutating func link(_ id: String, _ entry: Entry) {
         if let transactionID = entry.transactionID { idByTransaction[transactionID] = id }
         if let token = entry.token { idByToken[token] = id }
+        if let original = entry.laterTransactionOriginalID { idsByOriginal[original, default: []].insert(id) }
         if usersAreIndexed { addToUser(id, entry) }
     }
 

@@ -46,6 +46,20 @@ extension JournalOrderStore {
         }
     }
 
+    /// Every order holding a transaction of the purchase `originalTransactionID`,
+    /// open, archived or compacted, oldest first.
+    ///
+    /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the journal cannot be read, or
+    ///   when no order holds one but the import left ``FileOrderStore`` order files unread.
+    public func orders(originalTransactionID: String) async throws -> [Order] {
+        try await ready()
+        return try state.withLock { s in
+            let ids = s.index.orderIDs(forPurchase: originalTransactionID)
+            guard !ids.isEmpty else { return try Self.noneHeld(s.index).map { [$0] } ?? [] }
+            return JournalIndex.inCreationOrder(ids.compactMap { s.index.order(id: $0) })
+        }
+    }
+
     /// The order whose payment carried this token, open, archived or compacted:
     /// tokens resolve for good.
     ///

@@ -16,14 +16,15 @@ import Foundation
 /// createdAt  [paymentBeganAt]  [paymentFinishedAt]  verificationAttempts
 /// [nextAttemptAt]  [hint]  [lastErrorCode]  [storeFailureReason]  [finishedAt]
 /// [transaction: originalID  productID  purchaseDate  [expirationDate]  [revocationDate]
-///               [revocationReason]  quantity  [orderToken]  receipt  environment]
+///               [revocationReason]  quantity  [orderToken]  receipt  environment  [reason]]
 /// metadata count, then key and value pairs in key order
 /// ```
 ///
 /// Bracketed fields are present when their bit is set. The keys come first so
 /// that an archived order can be indexed without decoding the rest (see
 /// ``decodeKeys(_:)``). A version above 1 or an unknown bit is damage: the
-/// record is set aside, never half read.
+/// record is set aside, never half read. The transaction's `reason` came
+/// later, as a bit of its own: a record without one reads as before.
 enum OrderBinaryCoding {
     static let version: UInt8 = 1
 
@@ -31,10 +32,10 @@ enum OrderBinaryCoding {
         case token = 0x1, productType = 0x2, subscriptionGroupID = 0x4, paymentBeganAt = 0x8
         case paymentFinishedAt = 0x10, nextAttemptAt = 0x20, hint = 0x40, lastErrorCode = 0x80
         case storeFailureReason = 0x100, finishedAt = 0x200, transaction = 0x400, expirationDate = 0x800
-        case revocationDate = 0x1000, revocationReason = 0x2000, orderToken = 0x4000
+        case revocationDate = 0x1000, revocationReason = 0x2000, orderToken = 0x4000, transactionReason = 0x8000
     }
 
-    private static let knownBits: UInt32 = 0x7FFF
+    private static let knownBits: UInt32 = 0xFFFF
 
     /// What an index needs of an order.
     struct Keys {
@@ -43,6 +44,9 @@ enum OrderBinaryCoding {
         var token: String?
         var updatedAt: Date
         var transactionID: String?
+        /// The transaction's original id when it is not the transaction's
+        /// own (a renewal, a change of tier): see ``Order/laterTransactionOriginalID``.
+        var laterTransactionOriginalID: String?
     }
 
     static func encode(_ order: Order, into out: inout ByteWriter) {
@@ -64,6 +68,7 @@ enum OrderBinaryCoding {
         mark(.revocationDate, transaction?.revocationDate != nil)
         mark(.revocationReason, transaction?.revocationReason != nil)
         mark(.orderToken, transaction?.orderToken != nil)
+        mark(.transactionReason, transaction?.reason != nil)
 
         out.byte(version)
         out.uint32(bits)
@@ -98,6 +103,7 @@ enum OrderBinaryCoding {
             if let token = transaction.orderToken { out.string(token) }
             out.data(transaction.receipt)
             out.string(transaction.environment.rawValue)
+            if let reason = transaction.reason { out.string(reason.rawValue) }
         }
         out.varint(UInt64(order.metadata.count))
         // In key order, so that equal orders are equal bytes.
@@ -148,10 +154,11 @@ enum OrderBinaryCoding {
             let orderToken = has(.orderToken) ? try reader.string("transaction.orderToken") : nil
             let receipt = try reader.data("transaction.receipt")
             let environment = try reader.value(StoreEnvironment.self, "transaction.environment")
+            let why = has(.transactionReason) ? try reader.value(TransactionReason.self, "transaction.reason") : nil
             order.transaction = StoreTransaction(
                 id: transactionID, originalID: originalID, productID: productID, purchaseDate: purchaseDate,
                 expirationDate: expiration, revocationDate: revocation, revocationReason: reason, quantity: quantity,
-                orderToken: orderToken, receipt: receipt, environment: environment)
+                orderToken: orderToken, receipt: receipt, environment: environment, reason: why)
         }
         let count = try reader.varint("metadata")
         guard count <= UInt64(reader.bytes.count) else { throw BinaryDamage("the field 'metadata' runs past the end of the record") }
@@ -176,7 +183,34 @@ enum OrderBinaryCoding {
         let token = bits & Bit.token.rawValue != 0 ? try reader.string("token") : nil
         let updatedAt = try reader.date("updatedAt")
         let transactionID = bits & Bit.transaction.rawValue != 0 ? try reader.string("transaction.id") : nil
-        return Keys(id: id, userID: userID, token: token, updatedAt: updatedAt, transactionID: transactionID)
+        var keys = Keys(id: id, userID: userID, token: token, updatedAt: updatedAt, transactionID: transactionID)
+        if let transactionID {
+            let original = try originalTransactionID(after: &reader, bits: bits)
+            if original != transactionID { keys.laterTransactionOriginalID = original }
+        }
+        return keys
+    }
+
+    /// The transaction's original id, read by skipping the order's fields
+    /// between the keys and the transaction (no string made but this one).
+    private static func originalTransactionID(after reader: inout ByteReader, bits: UInt32) throws(BinaryDamage) -> String {
+        func has(_ bit: Bit) -> Bool { bits & bit.rawValue != 0 }
+        try reader.skipString("productID")
+        if has(.productType) { try reader.skipString("productType") }
+        if has(.subscriptionGroupID) { try reader.skipString("subscriptionGroupID") }
+        _ = try reader.varint("quantity")
+        try reader.skipString("source")
+        try reader.skipString("status")
+        try reader.skipDate("createdAt")
+        if has(.paymentBeganAt) { try reader.skipDate("paymentBeganAt") }
+        if has(.paymentFinishedAt) { try reader.skipDate("paymentFinishedAt") }
+        _ = try reader.varint("verificationAttempts")
+        if has(.nextAttemptAt) { try reader.skipDate("nextAttemptAt") }
+        if has(.hint) { try reader.skipString("hint") }
+        if has(.lastErrorCode) { try reader.skipString("lastErrorCode") }
+        if has(.storeFailureReason) { try reader.skipString("storeFailureReason") }
+        if has(.finishedAt) { try reader.skipDate("finishedAt") }
+        return try reader.string("transaction.originalID")
     }
 
     private static func header(_ reader: inout ByteReader) throws(BinaryDamage) -> UInt32 {

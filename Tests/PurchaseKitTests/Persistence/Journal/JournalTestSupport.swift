@@ -37,7 +37,8 @@ func makeFullOrder(_ id: String, user: String = "user-1", status: OrderStatus = 
         id: "t-\(id)", originalID: "t-original-\(id)", productID: "com.example.pass.other",
         purchaseDate: testEpoch.addingTimeInterval(2), expirationDate: testEpoch.addingTimeInterval(86_400),
         revocationDate: testEpoch.addingTimeInterval(90_000), revocationReason: .developerIssue, quantity: 2,
-        orderToken: "token-\(id)", receipt: Data((0..<300).map { UInt8($0 % 251) }), environment: .production)
+        orderToken: "token-\(id)", receipt: Data((0..<300).map { UInt8($0 % 251) }), environment: .production,
+        reason: .purchase)
     return order
 }
 

@@ -40,6 +40,22 @@ final class OrderBinaryCodingTests: XCTestCase {
         extremes.transaction?.quantity = Int.max
         extremes.id = String(repeating: "é", count: 300)
         XCTAssertEqual(try decode(encode(extremes)), extremes)
+        // A transaction without a reason (a store that does not say, or a
+        // record written before reasons were kept) reads back without one.
+        var noReason = full
+        noReason.transaction?.reason = nil
+        XCTAssertEqual(try decode(encode(noReason)), noReason)
+        XCTAssertEqual(encode(noReason).count, encode(full).count - 1 - "purchase".utf8.count)
+        var renewal = full
+        renewal.transaction?.reason = .renewal
+        XCTAssertEqual(try decode(encode(renewal)).transaction?.reason, .renewal)
+    }
+
+    func testAnUnknownTransactionReasonIsDamageNamingItsField() throws {
+        var raw = encode(makeFullOrder("o-reason"))
+        let at = try XCTUnwrap(raw.lastRange(of: Array("purchase".utf8)))
+        raw.replaceSubrange(at, with: Array("purchasx".utf8))
+        XCTAssertThrowsError(try decode(raw)) { XCTAssertEqual("\($0)", "the field 'transaction.reason' holds an unknown value") }
     }
 
     func testEqualOrdersEncodeToEqualBytes() {
@@ -58,6 +74,21 @@ final class OrderBinaryCodingTests: XCTestCase {
         XCTAssertEqual(keys.token, order.token)
         XCTAssertEqual(keys.transactionID, "t-o-keys")
         XCTAssertEqual(keys.updatedAt, order.updatedAt)
+        XCTAssertEqual(keys.laterTransactionOriginalID, "t-original-o-keys", "a renewal's purchase, skipped to")
+        var first = order
+        first.transaction?.originalID = "t-o-keys"
+        let firstKeys = try encode(first).withUnsafeBytes { try OrderBinaryCoding.decodeKeys($0) }
+        XCTAssertNil(firstKeys.laterTransactionOriginalID, "a first purchase is found by its transaction id")
+        let bare = makeOrder("o-bare")
+        let bareKeys = try encode(bare).withUnsafeBytes { try OrderBinaryCoding.decodeKeys($0) }
+        XCTAssertNil(bareKeys.laterTransactionOriginalID)
+        // A record cut anywhere before the original id is damage, never a key half read.
+        let bytes = encode(order)
+        let end = try XCTUnwrap(bytes.firstRange(of: Array("t-original-o-keys".utf8))).upperBound
+        for length in 0..<end {
+            XCTAssertThrowsError(try Array(bytes.prefix(length)).withUnsafeBytes { try OrderBinaryCoding.decodeKeys($0) },
+                                 "cut at \(length)")
+        }
     }
 
     func testEveryTruncationAndUnknownValueIsDamageNamingAField() throws {

@@ -1,0 +1,90 @@
+import XCTest
+@testable import PurchaseKit
+
+/// A change of subscription tier paid now shares its subscription's original
+/// id, like a renewal. When the store says why it made a transaction
+/// (``TransactionReason``), a change that lost its token is matched by time
+/// to the order that asked for it, as a first purchase is; a renewal never is.
+final class ReconcilerTransactionReasonTests: XCTestCase {
+    private let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    private let reconciler = Reconciler(clockTolerance: 60, matchingWindow: 3600)
+    private let day: TimeInterval = 86_400
+
+    /// Alice's monthly subscription, bought and delivered: transaction `m1`.
+    private var alicesMonthly: Order {
+        var order = Order(id: "monthly", productID: "plus.monthly", userID: "alice", token: "tok-monthly", createdAt: t0)
+        order.status = .completed
+        order.transaction = StoreTransaction(id: "m1", productID: "plus.monthly", purchaseDate: t0, orderToken: "tok-monthly",
+                                             reason: .purchase)
+        return order
+    }
+
+    /// Bob's order of the premium tier, its payment begun at `began` and not answered yet.
+    private func bobsUpgrade(began: TimeInterval) -> Order {
+        var order = Order(id: "upgrade", productID: "plus.premium", userID: "bob", token: "tok-upgrade",
+                          createdAt: t0.addingTimeInterval(began))
+        order.status = .purchasing
+        order.paymentBeganAt = t0.addingTimeInterval(began)
+        return order
+    }
+
+    /// A transaction of `product` in alice's purchase (original id `m1`), its token lost.
+    private func inAlicesPurchase(_ id: String, product: String, at offset: TimeInterval,
+                                  reason: TransactionReason?) -> StoreTransaction {
+        StoreTransaction(id: id, originalID: "m1", productID: product, purchaseDate: t0.addingTimeInterval(offset),
+                         reason: reason)
+    }
+
+    func testAnUpgradeThatLostItsTokenPaysTheOrderThatAskedForIt() {
+        let upgrade = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: .purchase)
+        XCTAssertEqual(reconciler.match(upgrade, orders: [alicesMonthly, bobsUpgrade(began: day)], currentUserID: "alice"),
+                       .order(orderID: "upgrade"), "bob paid for it, on alice's subscription")
+    }
+
+    func testWithoutAReasonTheSameUpgradeFollowsTheSubscriptionsUser() {
+        // The documented limit of a store that does not say: it reads as a renewal.
+        let upgrade = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: nil)
+        XCTAssertEqual(reconciler.match(upgrade, orders: [alicesMonthly, bobsUpgrade(began: day)], currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
+
+    func testARenewalIsNeverMatchedByTimeToAWaitingOrderOfItsTier() {
+        // Bob's upgrade went through and its order is archived (not among the
+        // candidates); his second order of the tier still waits. The tier's
+        // renewal is not that order's payment.
+        var archivedUpgrade = bobsUpgrade(began: day)
+        archivedUpgrade.status = .completed
+        archivedUpgrade.transaction = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: .purchase)
+        let waiting = bobsUpgrade(began: 31 * day - 600)
+        let renewal = inAlicesPurchase("r1", product: "plus.premium", at: 31 * day, reason: .renewal)
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, waiting], currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal), "with the change's order out of view, as without a reason")
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, archivedUpgrade, waiting], currentUserID: "alice"),
+                       .newOrder(userID: "bob", source: .renewal), "the tier's holder, never the waiting order")
+    }
+
+    func testAChangeNoOrderWaitsForFollowsTheSubscription() {
+        // Made in the store's own settings: nobody here asked for it.
+        let change = inAlicesPurchase("c1", product: "plus.premium", at: 30 * day, reason: .purchase)
+        XCTAssertEqual(reconciler.match(change, orders: [alicesMonthly], currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
+
+    func testAChangeOutsideTheMatchingWindowOfAnotherUsersWaitingOrderIsNotGuessed() {
+        // Bob's order began long before: it may still be this payment's (the
+        // phone's clock can be off), so neither alice nor bob gets it.
+        let change = inAlicesPurchase("c1", product: "plus.premium", at: 30 * day, reason: .purchase)
+        XCTAssertEqual(reconciler.match(change, orders: [alicesMonthly, bobsUpgrade(began: day)], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: ["upgrade"], userID: nil))
+    }
+
+    func testTwoWaitingOrdersOfTheTierAreNeverGuessedBetween() {
+        var alicesUpgrade = bobsUpgrade(began: day + 5)
+        alicesUpgrade.id = "alice-upgrade"
+        alicesUpgrade.userID = "alice"
+        let upgrade = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: .purchase)
+        XCTAssertEqual(reconciler.match(upgrade, orders: [alicesMonthly, bobsUpgrade(began: day), alicesUpgrade],
+                                        currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: ["alice-upgrade", "upgrade"], userID: nil))
+    }
+}
