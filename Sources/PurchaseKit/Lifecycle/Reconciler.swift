@@ -26,12 +26,18 @@ import Foundation
 ///    never guessed. Not for a purchase the store started, which never
 ///    carried a token.
 /// 4. Otherwise a renewal of a known purchase (same original id) that the
-///    server did not reject, for the user of its first order that names one
-///    among those of the renewed product (after a change of tier, the
-///    change's orders hold the subscription), else among all its orders (an
-///    order still waiting for assign names none, and hides none that
-///    does); flagged for the app to assign while that purchase has no user
-///    yet. A renewal of a purchase whose every order here the server
+///    server did not reject, for the user of its first order paid before
+///    it that names one among those of the renewed product (after a change
+///    of tier, the change's orders hold the subscription), else among all
+///    its orders (an order still waiting for assign names none, and hides
+///    none that does); flagged for the app to assign while that purchase
+///    has no user yet. Flagged too: a renewal carrying a token that neither
+///    an order here nor a transaction of the purchase here holds (the order
+///    of a change of tier, lost with a device), and a renewal of a tier no
+///    order here holds while its orders here were all rejected or another
+///    user's order of it waits for a payment (the change that began the
+///    tier may be that order's, its token lost). A renewal of a purchase
+///    whose every order here the server
 ///    rejected is flagged too, also in a restore: nobody here is known to
 ///    pay for it. So is a renewal of a purchase known here only as a claim
 ///    the server has not answered (a purchase from another device or
@@ -176,7 +182,22 @@ public struct Reconciler: Sendable {
         // A renewal follows the subscription's earlier order, unless the server
         // rejected that one (it belongs to someone else, as a restore on a
         // shared account can find out): a rejected claim proves no ownership.
-        let earlierOrders = orders.filter { $0.transaction?.originalID == transaction.originalID && $0.status != .rejected }
+        // Earlier in time too: an order paid after this transaction (a later
+        // change of tier, by whoever made it) says nothing of who held the
+        // subscription when the store charged this one.
+        let earlierChain = orders.filter {
+            guard let held = $0.transaction else { return false }
+            return held.originalID == transaction.originalID && held.purchaseDate <= transaction.purchaseDate
+        }
+        let earlierOrders = earlierChain.filter { $0.status != .rejected }
+        // A token no order here holds, nor any transaction of the purchase
+        // here: the payment of an order this app does not have (lost with a
+        // device) changed the subscription, a change of tier most likely, by
+        // whichever user made it. Never followed (rule 5).
+        if let token = transaction.orderToken, !earlierOrders.isEmpty,
+           !earlierOrders.contains(where: { $0.transaction?.orderToken == token }) {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
+        }
         // The subscription as it stands is held by the orders of the renewed
         // product: after a change of tier by another user of a shared store
         // account, that user's, not the first buyer's.
@@ -188,6 +209,22 @@ public struct Reconciler: Sendable {
         // owed a delivery that no retry makes and that nothing flags: with no
         // user to follow, the renewal waits for the app like its first purchase.)
         if let earlier = (renewed.isEmpty ? earlierOrders : renewed).first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
+            // No order here holds the tier it renews: the tier began with a
+            // change whose transaction is not placed here. While another
+            // user's order of that tier waits for a payment (or waited until
+            // it expired), the change may well be that order's, its token
+            // lost: the subscription's earlier user is then only a guess. So
+            // is it when the tier's orders here were all rejected: nobody
+            // here is known to pay for that tier.
+            if renewed.isEmpty {
+                if earlierChain.contains(where: { $0.transaction?.productID == transaction.productID }) {
+                    return .ambiguous(candidateOrderIDs: [], userID: nil)
+                }
+                let waiting = orders.filter { waitsForPayment($0, of: transaction) }
+                if waiting.contains(where: { $0.userID != earlier.userID }) {
+                    return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
+                }
+            }
             return .newOrder(userID: earlier.userID, source: .renewal)
         }
         // The purchase is known here only as orders waiting for assign, or as

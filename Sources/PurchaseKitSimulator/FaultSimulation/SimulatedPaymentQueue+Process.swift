@@ -17,13 +17,14 @@ extension SimulatedPaymentQueue {
     /// Whether a purchase of the subscription `productID` now would change
     /// the account's subscription of its group to it: at the renewal date
     /// (true: a downgrade, or a crossgrade to another duration), or at once
-    /// (false: an upgrade, or a crossgrade of the same duration). Nil when it
-    /// would be no change (no other tier of the group is held).
-    func changesTier(to productID: String) -> Bool? {
+    /// (false: an upgrade, or a crossgrade of the same duration), and
+    /// whether the tier held now was bought by another app user than
+    /// `userID`. Nil when it would be no change (no other tier of the group is held).
+    func changesTier(to productID: String, by userID: String) -> (atRenewalDate: Bool, ofAnotherUser: Bool)? {
         guard let info = catalog[productID]?.subscription,
               let current = activeSubscription(inGroup: info.groupID, other: productID),
               let currentInfo = catalog[current.productID]?.subscription else { return nil }
-        return !SubscriptionChange.takesEffectAtOnce(from: currentInfo, to: info)
+        return (!SubscriptionChange.takesEffectAtOnce(from: currentInfo, to: info), current.userID != userID)
     }
 
     /// The subscription of `groupID` the account holds now, if any.

@@ -67,19 +67,17 @@ extension SimulationRun {
 
     private func purchase() async -> String {
         purchases += 1
-        var user = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
+        let user = SimulationRun.users.randomElement(using: &random) ?? SimulationRun.users[0]
         var product = SimulationWorld.oneOfEachType.randomElement(using: &random) ?? SimulationWorld.coins
         if product == SimulationWorld.monthly { product = SimulationWorld.plusGroup.randomElement(using: &random) ?? product }
-        // Every request for a tier of the subscription group is the run's
-        // subscriber's, so that no request, answered later, changes another
-        // user's subscription.
+        // Any user may ask for any tier: on the shared store account, a
+        // change of tier by another user than the one who bought the tier
+        // held now is the case the engine must not credit to the wrong one.
         var changesLater = false
-        if SimulationWorld.plusGroup.contains(product) {
-            if let subscriber { user = subscriber } else { subscriber = user }
-            if let atRenewalDate = await world.store.changesTier(to: product) {
-                changesLater = atRenewalDate
-                world.plan.record(atRenewalDate ? "tier change at renewal asked" : "tier change at once asked")
-            }
+        if SimulationWorld.plusGroup.contains(product), let change = await world.store.changesTier(to: product, by: user) {
+            changesLater = change.atRenewalDate
+            world.plan.record(change.atRenewalDate ? "tier change at renewal asked" : "tier change at once asked")
+            if change.ofAnotherUser { world.plan.record("tier change of another user's tier asked") }
         }
         let quantity = product == SimulationWorld.coins ? Int.random(in: 1...3, using: &random) : 1
         let behavior: PurchaseBehavior

@@ -36,11 +36,6 @@ final class SimulationRun {
     var firstCreditHere = 0
     /// Whether the app was installed on a new device during the run.
     var reinstalled = false
-    /// The one app user who buys the subscription group's tiers in this run
-    /// (the first to ask for one): on a store account shared by several app
-    /// users, a change of tier by another user than the subscription's is a
-    /// limit of what can be told apart (see the README).
-    var subscriber: String?
 
     /// A run with rates drawn from the seed, or the given ones.
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,

@@ -25,7 +25,7 @@ final class FaultSimulationTests: XCTestCase {
             // store under power losses and the `.wait` policy included.
             for kind in ["crash", "power loss", "days pass", "billing issue", "subscription cancelled", "refund", "restore",
                          "new device", "outside purchase", "late payment", "log out", "user switch", "queued purchase",
-                         "tier change at once asked", "tier change at renewal asked"] {
+                         "tier change at once asked", "tier change at renewal asked", "tier change of another user's tier asked"] {
                 XCTAssertGreaterThan(report.faults[kind] ?? 0, 0, "no run had \(kind)")
             }
         }

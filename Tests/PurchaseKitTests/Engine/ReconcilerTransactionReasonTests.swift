@@ -41,10 +41,14 @@ final class ReconcilerTransactionReasonTests: XCTestCase {
                        .order(orderID: "upgrade"), "bob paid for it, on alice's subscription")
     }
 
-    func testWithoutAReasonTheSameUpgradeFollowsTheSubscriptionsUser() {
-        // The documented limit of a store that does not say: it reads as a renewal.
+    func testWithoutAReasonAnUpgradeAnotherUserWaitsForIsNotGuessed() {
+        // A store that does not say: it reads as a renewal of a tier no order
+        // here holds, while bob's order of that tier waits. Flagged, never alice's.
         let upgrade = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: nil)
         XCTAssertEqual(reconciler.match(upgrade, orders: [alicesMonthly, bobsUpgrade(began: day)], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: ["upgrade"], userID: nil))
+        // Nobody else waits for the tier: the subscription's user, as before.
+        XCTAssertEqual(reconciler.match(upgrade, orders: [alicesMonthly], currentUserID: "bob"),
                        .newOrder(userID: "alice", source: .renewal))
     }
 
@@ -58,9 +62,51 @@ final class ReconcilerTransactionReasonTests: XCTestCase {
         let waiting = bobsUpgrade(began: 31 * day - 600)
         let renewal = inAlicesPurchase("r1", product: "plus.premium", at: 31 * day, reason: .renewal)
         XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, waiting], currentUserID: "bob"),
-                       .newOrder(userID: "alice", source: .renewal), "with the change's order out of view, as without a reason")
+                       .ambiguous(candidateOrderIDs: ["upgrade"], userID: nil),
+                       "with the change's order out of view, neither the waiting order nor alice's")
         XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, archivedUpgrade, waiting], currentUserID: "alice"),
                        .newOrder(userID: "bob", source: .renewal), "the tier's holder, never the waiting order")
+    }
+
+    func testARenewalFollowsOnlyOrdersPaidBeforeIt() {
+        // Bob's upgrade came after this renewal of the monthly tier was
+        // charged (the renewal reached this device late): it says nothing of
+        // who held the monthly tier then.
+        var later = bobsUpgrade(began: 40 * day)
+        later.status = .completed
+        later.transaction = inAlicesPurchase("u1", product: "plus.premium", at: 40 * day + 20, reason: .purchase)
+        let renewal = inAlicesPurchase("r1", product: "plus.monthly", at: 31 * day, reason: .renewal)
+        XCTAssertEqual(reconciler.match(renewal, orders: [later], currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, later], currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal), "alice's monthly tier, paid before it")
+    }
+
+    func testARenewalWithATokenNoOrderHereKnowsIsNotFollowed() {
+        // The tier change's order was lost with a device; its token rides on
+        // the renewal. Alice's orders hold other tokens.
+        var renewal = inAlicesPurchase("r1", product: "plus.yearly", at: 31 * day, reason: .renewal)
+        renewal.orderToken = "tok-lost-change"
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+        // Her own purchase's token, carried by a renewal whose order holds it
+        // only in its transaction (an order made for a flagged payment): followed.
+        var flaggedThenAssigned = alicesMonthly
+        flaggedThenAssigned.token = nil
+        renewal.orderToken = "tok-monthly"
+        XCTAssertEqual(reconciler.match(renewal, orders: [flaggedThenAssigned], currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
+
+    func testARenewalOfATierWhoseOrdersHereWereAllRejectedIsNotFollowedToAnotherTier() {
+        // Bob's upgrade was matched to his order, and the server rejected it:
+        // nobody here is known to pay for the premium tier now.
+        var rejected = bobsUpgrade(began: day)
+        rejected.status = .rejected
+        rejected.transaction = inAlicesPurchase("u1", product: "plus.premium", at: day + 20, reason: .purchase)
+        let renewal = inAlicesPurchase("r1", product: "plus.premium", at: 31 * day, reason: .renewal)
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, rejected], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil), "never alice's by way of the monthly tier")
     }
 
     func testAChangeNoOrderWaitsForFollowsTheSubscription() {
