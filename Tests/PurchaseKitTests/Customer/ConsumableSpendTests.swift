@@ -227,9 +227,10 @@ final class ConsumableSpendTests: XCTestCase {
     }
 }
 
-/// A custom order store written before spends existed: it relies on the defaults.
-/// (Hand-written on purpose: an `InterceptingOrderStore` forwards every
-/// requirement, and this store must lack two.)
+/// A custom order store written before spends and the lookup by original
+/// transaction id existed: it relies on the defaults. (Hand-written on
+/// purpose: an `InterceptingOrderStore` forwards every requirement, and this
+/// store must lack them.)
 struct NoSpendsStore: OrderStore {
     let base: InMemoryOrderStore
 
