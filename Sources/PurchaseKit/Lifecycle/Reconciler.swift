@@ -25,19 +25,20 @@ import Foundation
 ///    are the phone's clock, which can be off the store's by any amount):
 ///    never guessed. Not for a purchase the store started, which never
 ///    carried a token.
-/// 4. Otherwise a renewal of a known purchase (same original id) that the
-///    server did not reject, for the user of its first order paid before
-///    it that names one among those of the renewed product (after a change
-///    of tier, the change's orders hold the subscription), else among all
-///    its orders (an order still waiting for assign names none, and hides
-///    none that does); flagged for the app to assign while that purchase
-///    has no user yet. Flagged too: a renewal carrying a token that neither
-///    an order here nor a transaction of the purchase here holds (the order
-///    of a change of tier, lost with a device), and a renewal of a tier no
-///    order here holds while its orders here were all rejected or another
-///    user's order of it waits for a payment (the change that began the
-///    tier may be that order's, its token lost). A renewal of a purchase
-///    whose every order here the server
+/// 4. Otherwise a renewal of a known purchase (same original id), for the
+///    user of the tier the subscription stood on just before it: the latest
+///    run of the purchase's transactions here of one product (after a change
+///    of tier, the change's order and its renewals), and in it the first
+///    order the server did not reject that names a user (an order still
+///    waiting for assign names none, and hides none that does); flagged for
+///    the app to assign while that tier has no user yet. A transaction of
+///    another product than that tier begins a tier by a change whose order
+///    is not here: it follows the tier's user too, unless another user's
+///    order of its product waits for a payment (or expired waiting), or it
+///    is matched again after it was flagged. Flagged too: a renewal carrying
+///    a token that neither an order here nor a transaction of the purchase
+///    here holds (the order of a change of tier, lost with a device). A
+///    renewal of a purchase whose every order here the server
 ///    rejected is flagged too, also in a restore: nobody here is known to
 ///    pay for it. So is a renewal of a purchase known here only as a claim
 ///    the server has not answered (a purchase from another device or
@@ -117,9 +118,15 @@ public struct Reconciler: Sendable {
     ///     purchase), so it is no order's payment with a lost token.
     ///   - ordersMayBeMissing: The order store could not answer every lookup
     ///     for the transaction (an order it could not read may hold it).
+    ///   - acrossTiers: Whether a renewal of a tier no order here holds may
+    ///     follow the user of the purchase's other tiers (rule 4). False for
+    ///     a transaction matched again after it was flagged: what made the
+    ///     tier's user unknown then (an order of the tier waiting for a
+    ///     payment) may since have left the open orders, proving nothing.
     public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
                       answering paymentToken: String? = nil, orders: [Order], currentUserID: String?,
-                      storeInitiated: Bool = false, ordersMayBeMissing: Bool = false) -> Match {
+                      storeInitiated: Bool = false, ordersMayBeMissing: Bool = false,
+                      acrossTiers: Bool = true) -> Match {
         // A restore claim the server refused another user proves no
         // ownership: for this user's restore it holds nothing (rule 7).
         let orders = kind == .restored ? orders.filter { !$0.isRefusedRestoreClaim(against: currentUserID) } : orders
@@ -198,34 +205,36 @@ public struct Reconciler: Sendable {
            !earlierOrders.contains(where: { $0.transaction?.orderToken == token }) {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
-        // The subscription as it stands is held by the orders of the renewed
-        // product: after a change of tier by another user of a shared store
-        // account, that user's, not the first buyer's.
-        let renewed = earlierOrders.filter { $0.transaction?.productID == transaction.productID }
+        // The subscription as it stood just before this transaction: the
+        // latest run of the purchase's transactions here of one product (its
+        // tier), rejected ones included, oldest first. After a change of tier
+        // by another user of a shared store account, the change's order and
+        // its renewals; before any, the first purchase and its renewals.
+        let tier = Self.latestTier(of: earlierChain)
+        let holders = tier.filter { $0.status != .rejected }
+        let continuesTier = tier.first?.transaction?.productID == transaction.productID
         // An earlier order still waiting for assign names no user to follow,
         // but it does not hide one that does: a renewal flagged while the
         // purchase's user was unknown must not flag every later renewal once
         // it is known. (A `renewal` order of nobody would rest `purchased`,
         // owed a delivery that no retry makes and that nothing flags: with no
         // user to follow, the renewal waits for the app like its first purchase.)
-        if let earlier = (renewed.isEmpty ? earlierOrders : renewed).first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
-            // No order here holds the tier it renews: the tier began with a
-            // change whose transaction is not placed here. While another
-            // user's order of that tier waits for a payment (or waited until
-            // it expired), the change may well be that order's, its token
-            // lost: the subscription's earlier user is then only a guess. So
-            // is it when the tier's orders here were all rejected: nobody
-            // here is known to pay for that tier.
-            if renewed.isEmpty {
-                if earlierChain.contains(where: { $0.transaction?.productID == transaction.productID }) {
-                    return .ambiguous(candidateOrderIDs: [], userID: nil)
-                }
+        if let holder = holders.first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
+            // A transaction of another product than the tier held: it begins
+            // a tier, by a change whose order is not here (made in the
+            // store's settings, or its token lost). While another user's
+            // order of that product waits for a payment (or waited until it
+            // expired), the change may well be that order's: the tier's
+            // holder is then only a guess. So it is for a transaction matched
+            // again after it was flagged (`acrossTiers`).
+            if !continuesTier {
+                if !acrossTiers { return .ambiguous(candidateOrderIDs: [], userID: nil) }
                 let waiting = orders.filter { waitsForPayment($0, of: transaction) }
-                if waiting.contains(where: { $0.userID != earlier.userID }) {
+                if waiting.contains(where: { $0.userID != holder.userID }) {
                     return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
                 }
             }
-            return .newOrder(userID: earlier.userID, source: .renewal)
+            return .newOrder(userID: holder.userID, source: .renewal)
         }
         // The purchase is known here only as orders waiting for assign, or as
         // a claim the server has not answered yet: a purchase from another
@@ -275,6 +284,17 @@ public struct Reconciler: Sendable {
             return .newOrder(userID: currentUserID, source: source)
         }
         return .ambiguous(candidateOrderIDs: [], userID: nil)
+    }
+
+    /// The latest run of one product in `chain` (orders holding transactions
+    /// of one purchase), by purchase date: the tier the subscription stood on,
+    /// with the orders that hold it, oldest first. Empty for an empty chain.
+    private static func latestTier(of chain: [Order]) -> [Order] {
+        let dated = chain.compactMap { order in order.transaction.map { (order, $0.purchaseDate, $0.productID) } }
+            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
+        guard let product = dated.last?.2 else { return [] }
+        let run = dated.reversed().prefix { $0.2 == product }
+        return run.reversed().map(\.0)
     }
 
     /// The order whose payment the update answers, when the transaction is

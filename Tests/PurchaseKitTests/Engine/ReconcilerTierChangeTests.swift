@@ -44,10 +44,30 @@ final class ReconcilerTierChangeTests: XCTestCase {
         let renewal = inAlicesPurchase("r1", product: "plus.premium", at: 31 * 86_400)
         XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, upgraded], currentUserID: "alice"),
                        .newOrder(userID: "bob", source: .renewal), "bob holds the premium tier now")
-        // A renewal of the monthly tier still follows alice.
-        let monthlyRenewal = inAlicesPurchase("r2", product: "plus.monthly", at: 31 * 86_400)
-        XCTAssertEqual(reconciler.match(monthlyRenewal, orders: [alicesMonthly, upgraded], currentUserID: "bob"),
+        // A transaction of the monthly tier after bob's upgrade is a change
+        // back whose order is not here: alice's monthly tier ended at the
+        // upgrade, and the subscription it changes is bob's.
+        let monthlyAgain = inAlicesPurchase("r2", product: "plus.monthly", at: 31 * 86_400)
+        XCTAssertEqual(reconciler.match(monthlyAgain, orders: [alicesMonthly, upgraded], currentUserID: "alice"),
+                       .newOrder(userID: "bob", source: .renewal))
+        // Before the upgrade, a renewal of the monthly tier follows alice.
+        let before = inAlicesPurchase("r0", product: "plus.monthly", at: 20)
+        XCTAssertEqual(reconciler.match(before, orders: [alicesMonthly, upgraded], currentUserID: "bob"),
                        .newOrder(userID: "alice", source: .renewal))
+    }
+
+    func testATierTakenUpAgainFollowsItsLatestHolderNotItsFirst() {
+        // alice on monthly, bob's upgrade to premium, then carol's change back
+        // to monthly (its token kept): a later monthly renewal is carol's.
+        var upgraded = bobsPremium(began: 86_400)
+        upgraded.transaction = inAlicesPurchase("u1", product: "plus.premium", at: 86_400 + 20)
+        var carols = Order(id: "back", productID: "plus.monthly", userID: "carol", token: "tok-back",
+                           createdAt: t0.addingTimeInterval(2 * 86_400))
+        carols.status = .completed
+        carols.transaction = inAlicesPurchase("d1", product: "plus.monthly", at: 31 * 86_400 + 20)
+        let renewal = inAlicesPurchase("r3", product: "plus.monthly", at: 61 * 86_400)
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, upgraded, carols], currentUserID: "alice"),
+                       .newOrder(userID: "carol", source: .renewal))
     }
 
     func testARenewalOfATierKnownOnlyThroughAnUnansweredClaimIsFlagged() {
