@@ -289,12 +289,22 @@ public struct Reconciler: Sendable {
     /// The latest run of one product in `chain` (orders holding transactions
     /// of one purchase), by purchase date: the tier the subscription stood on,
     /// with the orders that hold it, oldest first. Empty for an empty chain.
+    /// Transactions of one date are in the store's order: App Store
+    /// transaction ids are numbers that grow.
     private static func latestTier(of chain: [Order]) -> [Order] {
-        let dated = chain.compactMap { order in order.transaction.map { (order, $0.purchaseDate, $0.productID) } }
-            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
-        guard let product = dated.last?.2 else { return [] }
-        let run = dated.reversed().prefix { $0.2 == product }
+        let dated = chain.compactMap { order in order.transaction.map { (order, $0) } }
+            .sorted { a, b in isBefore(a.1, b.1) || (!isBefore(b.1, a.1) && a.0.id < b.0.id) }
+        guard let product = dated.last?.1.productID else { return [] }
+        let run = dated.reversed().prefix { $0.1.productID == product }
         return run.reversed().map(\.0)
+    }
+
+    /// Whether the store made `a` before `b`: by purchase date, then by id
+    /// (numerically when both are numbers, as the App Store's are).
+    private static func isBefore(_ a: StoreTransaction, _ b: StoreTransaction) -> Bool {
+        if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
+        if let x = UInt64(a.id), let y = UInt64(b.id) { return x < y }
+        return a.id < b.id
     }
 
     /// The order whose payment the update answers, when the transaction is

@@ -56,6 +56,21 @@ final class ReconcilerTierChangeTests: XCTestCase {
                        .newOrder(userID: "alice", source: .renewal))
     }
 
+    func testTransactionsOfOneDateAreOrderedByTheStoresIDs() {
+        // bob's upgrade bears the same date as alice's purchase (an approval
+        // dated when it was asked): the store's ids say it came after.
+        var upgraded = bobsPremium(began: 0)
+        upgraded.transaction = StoreTransaction(id: "10", originalID: "9", productID: "plus.premium", purchaseDate: t0)
+        var monthly = alicesMonthly
+        monthly.transaction = StoreTransaction(id: "9", productID: "plus.monthly", purchaseDate: t0)
+        let renewal = StoreTransaction(id: "11", originalID: "9", productID: "plus.premium",
+                                       purchaseDate: t0.addingTimeInterval(30 * 86_400), reason: .renewal)
+        for orders in [[monthly, upgraded], [upgraded, monthly]] {
+            XCTAssertEqual(reconciler.match(renewal, orders: orders, currentUserID: "alice"),
+                           .newOrder(userID: "bob", source: .renewal))
+        }
+    }
+
     func testATierTakenUpAgainFollowsItsLatestHolderNotItsFirst() {
         // alice on monthly, bob's upgrade to premium, then carol's change back
         // to monthly (its token kept): a later monthly renewal is carol's.
