@@ -115,7 +115,7 @@ extension PurchaseEngine {
             // logged in for it: only a user the orders name may get it.
             let match = configuration.policies.reconciler.match(
                 transaction, kind: .purchased, answering: nil, orders: candidates.filter { $0.id != orderID },
-                currentUserID: nil, storeInitiated: false, ordersMayBeMissing: lookupFailed, acrossTiers: false)
+                currentUserID: nil, storeInitiated: false, ordersMayBeMissing: lookupFailed)
             guard case .newOrder(let userID, .renewal) = match else { continue }
             do {
                 _ = try await saveAssignment(orderID: orderID, to: userID, source: .renewal)

@@ -128,8 +128,7 @@ extension PurchaseEngine {
         // tier this is (the store's index by original id; its first order
         // alone from a store without one). In a fixed order, oldest first.
         do {
-            if transaction.id != transaction.originalID, let archived = try await store.order(transactionID: transaction.id),
-               orders[archived.id] == nil {
+            if let archived = try await store.order(transactionID: transaction.id), orders[archived.id] == nil {
                 candidates.append(archived)
             }
         } catch {

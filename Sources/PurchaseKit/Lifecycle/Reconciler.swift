@@ -118,15 +118,9 @@ public struct Reconciler: Sendable {
     ///     purchase), so it is no order's payment with a lost token.
     ///   - ordersMayBeMissing: The order store could not answer every lookup
     ///     for the transaction (an order it could not read may hold it).
-    ///   - acrossTiers: Whether a renewal of a tier no order here holds may
-    ///     follow the user of the purchase's other tiers (rule 4). False for
-    ///     a transaction matched again after it was flagged: what made the
-    ///     tier's user unknown then (an order of the tier waiting for a
-    ///     payment) may since have left the open orders, proving nothing.
     public func match(_ transaction: StoreTransaction, kind: TransactionUpdate.Kind = .purchased,
                       answering paymentToken: String? = nil, orders: [Order], currentUserID: String?,
-                      storeInitiated: Bool = false, ordersMayBeMissing: Bool = false,
-                      acrossTiers: Bool = true) -> Match {
+                      storeInitiated: Bool = false, ordersMayBeMissing: Bool = false) -> Match {
         // A restore claim the server refused another user proves no
         // ownership: for this user's restore it holds nothing (rule 7).
         let orders = kind == .restored ? orders.filter { !$0.isRefusedRestoreClaim(against: currentUserID) } : orders
@@ -220,19 +214,15 @@ public struct Reconciler: Sendable {
         // owed a delivery that no retry makes and that nothing flags: with no
         // user to follow, the renewal waits for the app like its first purchase.)
         if let holder = holders.first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
-            // A transaction of another product than the tier held: it begins
-            // a tier, by a change whose order is not here (made in the
-            // store's settings, or its token lost). While another user's
-            // order of that product waits for a payment (or waited until it
-            // expired), the change may well be that order's: the tier's
-            // holder is then only a guess. So it is for a transaction matched
-            // again after it was flagged (`acrossTiers`).
-            if !continuesTier {
-                if !acrossTiers { return .ambiguous(candidateOrderIDs: [], userID: nil) }
+            // A transaction of another product than the tier held begins a
+            // tier: a change of tier whose token did not name its order and
+            // that no order matched by time. It is the payment of whoever
+            // asked for it: on a shared store account another user than the
+            // tier's holder, whose order may have expired or been lost with
+            // a device since. Never followed; the app assigns it.
+            guard continuesTier else {
                 let waiting = orders.filter { waitsForPayment($0, of: transaction) }
-                if waiting.contains(where: { $0.userID != holder.userID }) {
-                    return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
-                }
+                return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
             }
             return .newOrder(userID: holder.userID, source: .renewal)
         }
@@ -248,9 +238,11 @@ public struct Reconciler: Sendable {
         if !earlierOrders.isEmpty {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
-        // A renewal of a purchase whose every order here the server rejected:
-        // who pays for the subscription is not known here, and a restore is no
-        // better a claim than the refused one. The server credits each
+        // A renewal of a purchase whose every order here the server rejected,
+        // or whose orders here all hold later transactions (a renewal that
+        // reached this device after newer ones; a later order says nothing
+        // of who held the tier then): who pays for it is not known here, and
+        // a restore is no better a claim than the refused one. The server credits each
         // transaction once, but a renewal is a transaction it has not seen:
         // it could not refuse the wrong user.
         if transaction.originalID != transaction.id,
@@ -299,12 +291,17 @@ public struct Reconciler: Sendable {
         return run.reversed().map(\.0)
     }
 
-    /// Whether the store made `a` before `b`: by purchase date, then by id
-    /// (numerically when both are numbers, as the App Store's are).
+    /// Whether the store made `a` before `b`: by purchase date, then by id:
+    /// numerically between numbers (the App Store's), numbers before other
+    /// ids, and other ids by their text, so that the order is total.
     private static func isBefore(_ a: StoreTransaction, _ b: StoreTransaction) -> Bool {
         if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
-        if let x = UInt64(a.id), let y = UInt64(b.id) { return x < y }
-        return a.id < b.id
+        switch (UInt64(a.id), UInt64(b.id)) {
+        case let (x?, y?): return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return a.id < b.id
+        }
     }
 
     /// The order whose payment the update answers, when the transaction is

@@ -66,7 +66,7 @@ extension FileOrderStore {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` as ``order(transactionID:)`` does,
     ///   or when an archived one cannot be read.
-    public func orders(originalTransactionID: String) throws(PurchaseKitError) -> [Order] {
+    public func orders(originalTransactionID: String) async throws(PurchaseKitError) -> [Order] {
         try loadIfNeeded()
         let ids = index.orderIDs(forPurchase: originalTransactionID)
         guard !ids.isEmpty else { return try noneHeld().map { [$0] } ?? [] }

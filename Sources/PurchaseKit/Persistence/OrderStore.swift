@@ -67,13 +67,15 @@ public protocol OrderStore: Sendable {
     /// `originalTransactionID`: its first transaction, its renewals, and the
     /// changes of subscription tier that share its original id. Oldest first.
     ///
-    /// The engine reads it for a renewal or a change of tier without its
-    /// payment's token: on a store account shared by several app users, the
-    /// user who changed the tier holds the subscription now, and once that
-    /// order is archived only this finds it. The default answers the order
-    /// of the first transaction alone (``order(transactionID:)``), as a store
-    /// written before this lookup did: such a renewal then follows the
-    /// subscription's first buyer.
+    /// The engine reads it for every paid transaction, to see the
+    /// subscription as it stood before a renewal or a change of tier: on a
+    /// store account shared by several app users, the user who changed the
+    /// tier holds the subscription now, and once that order is archived only
+    /// this finds it. Include the order of the first transaction. The default
+    /// answers that order alone (``order(transactionID:)``), as a store
+    /// written before this lookup did: a renewal without a token then
+    /// follows the subscription's first buyer once the change's order is
+    /// archived.
     ///
     /// Throw, as for ``order(transactionID:)``, when the store cannot tell.
     func orders(originalTransactionID: String) async throws -> [Order]

@@ -31,10 +31,16 @@ final class ReconcilerTierChangeTests: XCTestCase {
         StoreTransaction(id: id, originalID: "m1", productID: product, purchaseDate: t0.addingTimeInterval(offset))
     }
 
-    func testAChangeNoOrderHereHoldsFollowsTheSubscription() {
-        // Made in the store's own settings, or its order archived: nothing here holds the tier.
+    func testAChangeWithoutATokenThatNoOrderHereAskedForIsFlagged() {
+        // Made in the store's own settings, or its order expired or lost with
+        // a device: whoever asked for it, the tier's holder is only a guess.
         let change = inAlicesPurchase("c1", product: "plus.premium", at: 30 * 86_400)
         XCTAssertEqual(reconciler.match(change, orders: [alicesMonthly], currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+        // With alice's token (a change in the store's settings keeps it): hers.
+        var tokened = change
+        tokened.orderToken = "tok-monthly"
+        XCTAssertEqual(reconciler.match(tokened, orders: [alicesMonthly], currentUserID: "bob"),
                        .newOrder(userID: "alice", source: .renewal))
     }
 
@@ -46,10 +52,10 @@ final class ReconcilerTierChangeTests: XCTestCase {
                        .newOrder(userID: "bob", source: .renewal), "bob holds the premium tier now")
         // A transaction of the monthly tier after bob's upgrade is a change
         // back whose order is not here: alice's monthly tier ended at the
-        // upgrade, and the subscription it changes is bob's.
+        // upgrade, and who asked for the change is not known here.
         let monthlyAgain = inAlicesPurchase("r2", product: "plus.monthly", at: 31 * 86_400)
         XCTAssertEqual(reconciler.match(monthlyAgain, orders: [alicesMonthly, upgraded], currentUserID: "alice"),
-                       .newOrder(userID: "bob", source: .renewal))
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
         // Before the upgrade, a renewal of the monthly tier follows alice.
         let before = inAlicesPurchase("r0", product: "plus.monthly", at: 20)
         XCTAssertEqual(reconciler.match(before, orders: [alicesMonthly, upgraded], currentUserID: "bob"),
@@ -69,6 +75,25 @@ final class ReconcilerTierChangeTests: XCTestCase {
             XCTAssertEqual(reconciler.match(renewal, orders: orders, currentUserID: "alice"),
                            .newOrder(userID: "bob", source: .renewal))
         }
+    }
+
+    func testTheTierOfOneDateIsTheSameWhateverOrderTheOrdersComeIn() {
+        // Ids of a custom store, numbers and not: one total order, so the
+        // same orders always match the same way.
+        func held(_ id: String, by user: String, product: String) -> Order {
+            var order = Order(id: "o-\(id)", productID: product, userID: user, token: "tok-\(id)", createdAt: t0)
+            order.status = .completed
+            order.transaction = StoreTransaction(id: id, originalID: "2", productID: product, purchaseDate: t0)
+            return order
+        }
+        let three = [held("2", by: "u1", product: "a"), held("10", by: "u2", product: "b"), held("1a", by: "u3", product: "c")]
+        let renewal = StoreTransaction(id: "99", originalID: "2", productID: "c", purchaseDate: t0.addingTimeInterval(60),
+                                       reason: .renewal)
+        let answers = Set([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].map { order in
+            "\(reconciler.match(renewal, orders: order.map { three[$0] }, currentUserID: nil))"
+        })
+        XCTAssertEqual(answers, ["\(Reconciler.Match.newOrder(userID: "u3", source: .renewal))"],
+                       "numbers first (2, 10), then other ids: 1a is the latest")
     }
 
     func testATierTakenUpAgainFollowsItsLatestHolderNotItsFirst() {

@@ -131,6 +131,27 @@ final class OrderStorePurchaseLookupTests: XCTestCase {
         }
     }
 
+    func testAFileOrderStoreFolderImportedByTheJournalFindsThePurchasesArchivedOrders() async throws {
+        let folder = try makeTemporaryDirectory(self)
+        let clock = ManualClock(start: testEpoch)
+        let legacy = try makeFileStore(folder, clock)
+        try await legacy.save(order("o-first", "alice", transaction: "t-1", of: "t-1", at: 0))
+        try await legacy.save(order("o-upgrade", "bob", transaction: "t-3", of: "t-1", at: 20))
+        try await legacy.archive(orderID: "o-first")
+        try await legacy.archive(orderID: "o-upgrade")
+        // The concrete type answers too, not only through the protocol.
+        let direct = try await legacy.orders(originalTransactionID: "t-1").map(\.id)
+        XCTAssertEqual(direct, ["o-first", "o-upgrade"])
+
+        let journal = try makeJournalStore(folder, clock: clock)
+        _ = try await journal.loadOpenOrders()
+        var found = try await journal.orders(originalTransactionID: "t-1").map(\.id)
+        XCTAssertEqual(found, ["o-first", "o-upgrade"], "in the import's own session")
+        let reopened = try await reopen(journal, folder).0
+        found = try await reopened.orders(originalTransactionID: "t-1").map(\.id)
+        XCTAssertEqual(found, ["o-first", "o-upgrade"], "after a relaunch")
+    }
+
     func testAStoreWithoutTheLookupAnswersThePurchasesFirstOrder() async throws {
         // The protocol's default, for stores written before the lookup.
         let base = InMemoryOrderStore()
