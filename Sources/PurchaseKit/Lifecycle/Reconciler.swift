@@ -32,15 +32,14 @@ import Foundation
 ///    order the server did not reject that names a user (an order still
 ///    waiting for assign names none, and hides none that does); flagged for
 ///    the app to assign while that tier has no user yet. A transaction of
-///    another product than that tier begins a tier by a change whose order
-///    is not here: it follows the tier's user too, unless another user's
-///    order of its product waits for a payment (or expired waiting), or it
-///    is matched again after it was flagged. Flagged too: a renewal carrying
-///    a token that neither an order here nor a transaction of the purchase
-///    here holds (the order of a change of tier, lost with a device). A
-///    renewal of a purchase whose every order here the server
-///    rejected is flagged too, also in a restore: nobody here is known to
-///    pay for it. So is a renewal of a purchase known here only as a claim
+///    another product than that tier begins a tier, by a change no order
+///    here was matched to: flagged, whoever held the tier before. Flagged
+///    too: a renewal carrying a token that neither an order here nor a
+///    transaction of the purchase here holds (the order of a change of tier,
+///    lost with a device). A renewal of a purchase whose every order here
+///    the server rejected, or whose every order here holds a later
+///    transaction, is flagged too, also in a restore: nobody here is known
+///    to pay for it. So is a renewal of a purchase known here only as a claim
 ///    the server has not answered (a purchase from another device or
 ///    started by the store, a restore, or a payment that lost its token and
 ///    was matched by time, still owed its delivery): its user is a guess
@@ -242,9 +241,9 @@ public struct Reconciler: Sendable {
         // or whose orders here all hold later transactions (a renewal that
         // reached this device after newer ones; a later order says nothing
         // of who held the tier then): who pays for it is not known here, and
-        // a restore is no better a claim than the refused one. The server credits each
-        // transaction once, but a renewal is a transaction it has not seen:
-        // it could not refuse the wrong user.
+        // a restore is no better a claim than the refused one. The server
+        // credits each transaction once, but a renewal is a transaction it
+        // has not seen: it could not refuse the wrong user.
         if transaction.originalID != transaction.id,
            orders.contains(where: { $0.transaction?.originalID == transaction.originalID }) {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
