@@ -73,9 +73,10 @@ public protocol OrderStore: Sendable {
     /// tier holds the subscription now, and once that order is archived only
     /// this finds it. Include the order of the first transaction. The default
     /// answers that order alone (``order(transactionID:)``), as a store
-    /// written before this lookup did: a renewal without a token then
-    /// follows the subscription's first buyer once the change's order is
-    /// archived.
+    /// written before this lookup did: once a change's order is archived, a
+    /// renewal without a token then sees only the first purchase, and is
+    /// flagged when it renews another tier, or follows the first buyer when
+    /// it renews the first tier again.
     ///
     /// Throw, as for ``order(transactionID:)``, when the store cannot tell.
     func orders(originalTransactionID: String) async throws -> [Order]
