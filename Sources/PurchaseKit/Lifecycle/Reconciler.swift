@@ -31,7 +31,8 @@ import Foundation
 ///    of tier, the change's order and its renewals), and in it the first
 ///    order the server did not reject that names a user (an order still
 ///    waiting for assign names none, and hides none that does); flagged for
-///    the app to assign while that tier has no user yet. A transaction of
+///    the app to assign while that tier has no user yet, or while two users
+///    name it (a change between them is not here). A transaction of
 ///    another product than that tier begins a tier, by a change no order
 ///    here was matched to: flagged, whoever held the tier before. Flagged
 ///    too: a renewal carrying a token that neither an order here nor a
@@ -212,7 +213,14 @@ public struct Reconciler: Sendable {
         // it is known. (A `renewal` order of nobody would rest `purchased`,
         // owed a delivery that no retry makes and that nothing flags: with no
         // user to follow, the renewal waits for the app like its first purchase.)
-        if let holder = holders.first(where: { !$0.isUnansweredClaim && !$0.userID.isEmpty }) {
+        let namers = holders.filter { !$0.isUnansweredClaim && !$0.userID.isEmpty }
+        // Two users on one run of a tier: a change between them is not here
+        // (its update has not arrived yet, or it renewed the same product).
+        // Which of them holds the tier now is not known here.
+        if Set(namers.map(\.userID)).count > 1 {
+            return .ambiguous(candidateOrderIDs: [], userID: nil)
+        }
+        if let holder = namers.first {
             // A transaction of another product than the tier held begins a
             // tier: a change of tier whose token did not name its order and
             // that no order matched by time. It is the payment of whoever

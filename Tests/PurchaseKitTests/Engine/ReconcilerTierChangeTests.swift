@@ -96,6 +96,21 @@ final class ReconcilerTierChangeTests: XCTestCase {
                        "numbers first (2, 10), then other ids: 1a is the latest")
     }
 
+    func testTwoUsersOnOneRunOfATierAreNeverGuessedBetween() {
+        // bob's premium, then alice's premium (her change from a tier whose
+        // transaction has not reached this device yet): the renewal could be
+        // either's.
+        var bobs = bobsPremium(began: 86_400)
+        bobs.transaction = inAlicesPurchase("u1", product: "plus.premium", at: 86_400 + 20)
+        var alices = Order(id: "alice-premium", productID: "plus.premium", userID: "alice", token: "tok-ap",
+                           createdAt: t0.addingTimeInterval(20 * 86_400))
+        alices.status = .completed
+        alices.transaction = inAlicesPurchase("u2", product: "plus.premium", at: 20 * 86_400 + 20)
+        let renewal = inAlicesPurchase("r1", product: "plus.premium", at: 50 * 86_400)
+        XCTAssertEqual(reconciler.match(renewal, orders: [bobs, alices], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+    }
+
     func testATierTakenUpAgainFollowsItsLatestHolderNotItsFirst() {
         // alice on monthly, bob's upgrade to premium, then carol's change back
         // to monthly (its token kept): a later monthly renewal is carol's.
