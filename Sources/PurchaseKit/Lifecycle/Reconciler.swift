@@ -285,32 +285,6 @@ public struct Reconciler: Sendable {
         return .ambiguous(candidateOrderIDs: [], userID: nil)
     }
 
-    /// The latest run of one product in `chain` (orders holding transactions
-    /// of one purchase), by purchase date: the tier the subscription stood on,
-    /// with the orders that hold it, oldest first. Empty for an empty chain.
-    /// Transactions of one date are in the store's order: App Store
-    /// transaction ids are numbers that grow.
-    private static func latestTier(of chain: [Order]) -> [Order] {
-        let dated = chain.compactMap { order in order.transaction.map { (order, $0) } }
-            .sorted { a, b in isBefore(a.1, b.1) || (!isBefore(b.1, a.1) && a.0.id < b.0.id) }
-        guard let product = dated.last?.1.productID else { return [] }
-        let run = dated.reversed().prefix { $0.1.productID == product }
-        return run.reversed().map(\.0)
-    }
-
-    /// Whether the store made `a` before `b`: by purchase date, then by id:
-    /// numerically between numbers (the App Store's), numbers before other
-    /// ids, and other ids by their text, so that the order is total.
-    private static func isBefore(_ a: StoreTransaction, _ b: StoreTransaction) -> Bool {
-        if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
-        switch (UInt64(a.id), UInt64(b.id)) {
-        case let (x?, y?): return x < y
-        case (.some, nil): return true
-        case (nil, .some): return false
-        case (nil, nil): return a.id < b.id
-        }
-    }
-
     /// The order whose payment the update answers, when the transaction is
     /// not that payment's own. A transaction without a token that nobody holds
     /// could be the payment's own charge with the token lost, so it is left to
@@ -349,45 +323,6 @@ public struct Reconciler: Sendable {
         case .created, .purchasing, .deferred: return true
         case .failed: return order.isExpiredPayment
         default: return false
-        }
-    }
-}
-
-extension Order {
-    /// Whether this is a restore claim of someone other than `userID` that the
-    /// server refused and that is over (its transaction finished): it proves
-    /// no ownership, so it does not stand in the way of `userID`'s restore.
-    package func isRefusedRestoreClaim(against userID: String?) -> Bool {
-        guard let userID, !userID.isEmpty else { return false }
-        return isRefusedRestore && isFinished && self.userID != userID
-    }
-
-    /// Whether this is a restore the server refused: its purchase is someone
-    /// else's, so it proves no ownership of it (rules 2 and 7).
-    package var isRefusedRestore: Bool { source == .restore && status == .rejected }
-
-    /// Whether the order failed only because the store never answered its
-    /// payment: the payment may still complete.
-    package var isExpiredPayment: Bool {
-        status == .failed && lastErrorCode == .timeout && storeFailureReason == nil && transaction == nil
-    }
-}
-
-private extension Order {
-    /// A claim on a purchase the server has not answered yet: an order still
-    /// owed its delivery whose user is a guess, not proven by the payment's
-    /// token. Its user was the one logged in or restoring (a purchase from
-    /// another device or started by the store, a restore), or its payment
-    /// came without the order's token and was matched by product and time
-    /// (rule 3). An order whose payment carried its token, a renewal that
-    /// followed a known user, and an order the app assigned name their user;
-    /// so does a claim the server accepted.
-    var isUnansweredClaim: Bool {
-        guard status.owesDelivery else { return false }
-        switch source {
-        case .otherDevice, .storeInitiated, .restore: return true
-        case .purchase: return token == nil || transaction?.orderToken != token
-        case .renewal, .unknown: return false
         }
     }
 }
