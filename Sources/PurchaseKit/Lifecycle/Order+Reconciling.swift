@@ -15,6 +15,21 @@ extension Order {
     /// else's, so it proves no ownership of it (rules 2 and 7).
     package var isRefusedRestore: Bool { source == .restore && status == .rejected }
 
+    /// Whether the server refused the receipt of a payment this order's user
+    /// asked for: a purchase of theirs, a renewal that followed them, or an
+    /// order the app assigned them. The store charged the account all the
+    /// same, and a subscription renews on it, so it names its user among a
+    /// tier's payers (rule 4). A refused claim of whoever was logged in or
+    /// restoring (from another device, started by the store, a restore)
+    /// names nobody.
+    var isRefusedPayment: Bool {
+        guard status == .rejected, !userID.isEmpty else { return false }
+        switch source {
+        case .purchase, .renewal, .unknown: return true
+        case .otherDevice, .storeInitiated, .restore: return false
+        }
+    }
+
     /// Whether the order failed only because the store never answered its
     /// payment: the payment may still complete.
     package var isExpiredPayment: Bool {

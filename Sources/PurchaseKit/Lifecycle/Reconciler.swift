@@ -32,7 +32,8 @@ import Foundation
 ///    order the server did not reject that names a user (an order still
 ///    waiting for assign names none, and hides none that does); flagged for
 ///    the app to assign while that tier has no user yet, or while two users
-///    name it (a change between them is not here). A transaction of
+///    name it (a change between them is not here), counting the users of
+///    payments in it whose receipts the server refused. A transaction of
 ///    another product than that tier begins a tier, by a change no order
 ///    here was matched to: flagged, whoever held the tier before. Flagged
 ///    too: a renewal carrying a token that neither an order here nor a
@@ -216,8 +217,11 @@ public struct Reconciler: Sendable {
         let namers = holders.filter { !$0.isUnansweredClaim && !$0.userID.isEmpty }
         // Two users on one run of a tier: a change between them is not here
         // (its update has not arrived yet, or it renewed the same product).
-        // Which of them holds the tier now is not known here.
-        if Set(namers.map(\.userID)).count > 1 {
+        // Which of them holds the tier now is not known here. A payment whose
+        // receipt the server refused counts: the store charged the account
+        // for it all the same, and the subscription renews on it.
+        let payers = namers + tier.filter(\.isRefusedPayment)
+        if Set(payers.map(\.userID)).count > 1 {
             return .ambiguous(candidateOrderIDs: [], userID: nil)
         }
         if let holder = namers.first {

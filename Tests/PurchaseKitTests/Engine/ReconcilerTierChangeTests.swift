@@ -135,4 +135,43 @@ final class ReconcilerTierChangeTests: XCTestCase {
         XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, claimed], currentUserID: "alice"),
                        .ambiguous(candidateOrderIDs: [], userID: nil), "never alice's by way of the monthly tier")
     }
+
+    /// Alice's premium tier, then a change away that has not reached this
+    /// device, then bob's premium again: his payment, without its token,
+    /// matched to his order by time, its receipt refused by the server.
+    private func alicesPremiumThenBobsRefused(bobsSource: OrderSource = .purchase) -> [Order] {
+        var alices = Order(id: "alice-premium", productID: "plus.premium", userID: "alice", token: "tok-ap", createdAt: t0)
+        alices.status = .completed
+        alices.transaction = StoreTransaction(id: "p1", productID: "plus.premium", purchaseDate: t0, orderToken: "tok-ap")
+        var bobs = bobsPremium(began: 40 * 86_400)
+        bobs.source = bobsSource
+        bobs.status = .rejected
+        bobs.transaction = StoreTransaction(id: "p3", originalID: "p1", productID: "plus.premium",
+                                            purchaseDate: t0.addingTimeInterval(40 * 86_400 + 20), reason: .purchase)
+        return [alices, bobs]
+    }
+
+    func testAPaymentWhoseReceiptTheServerRefusedStillCountsAmongTheTiersPayers() {
+        // The store charged the account for bob's payment and renews the
+        // premium tier on it: the renewal is bob's, not alice's, whatever the
+        // server made of his receipt. Which of them it is is not known here.
+        let renewal = StoreTransaction(id: "r1", originalID: "p1", productID: "plus.premium",
+                                       purchaseDate: t0.addingTimeInterval(70 * 86_400), reason: .renewal)
+        XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(), currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: [], userID: nil))
+        // A restore of bob's that the server refused proves nothing of who
+        // paid: alice's tier renews for alice.
+        XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(bobsSource: .restore),
+                                        currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .renewal))
+        // Nor does a refused claim of whoever was logged in when it arrived.
+        XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(bobsSource: .otherDevice),
+                                        currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .renewal))
+        // A refused payment of alice's own leaves the tier hers.
+        var own = alicesPremiumThenBobsRefused()
+        own[1].userID = "alice"
+        XCTAssertEqual(reconciler.match(renewal, orders: own, currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
 }

@@ -62,4 +62,63 @@ final class SharedAccountTierChangeTests: XCTestCase {
         let flagged = await world.orders.loadOpenOrders().orders.filter { $0.status == .needsAttention }
         XCTAssertEqual(flagged, [])
     }
+
+    /// Refuses every receipt of bob's, as a server does with one it finds
+    /// forged, and asks the world's server about the rest.
+    private struct RefusesBobsReceipts: ReceiptVerifier {
+        let server: SimulatedReceiptServer
+        func verify(_ request: VerificationRequest) async throws -> ReceiptVerdict {
+            if request.order.userID == "bob" { return .invalid(reason: "the receipt's signature does not match") }
+            return try await server.verify(request)
+        }
+    }
+
+    func testARenewalOnAPaymentWhoseReceiptWasRefusedNeverReachesTheTiersEarlierUser() async throws {
+        let world = World.tiers()
+        let engine = try await world.engine(world.configuration(verifier: RefusesBobsReceipts(server: world.server)))
+        guard case .success(let alicesPro) = try await engine.purchase(productID: W.pro, user: "alice") else {
+            return XCTFail("alice's subscription was not bought")
+        }
+        // alice moves down to basic at the renewal date; that transaction is
+        // late to reach this device.
+        let downgrade = try await engine.purchase(productID: W.basic, user: "alice")
+        guard case .pending(_, .subscriptionChangeScheduled) = downgrade else { return XCTFail("\(downgrade)") }
+        let periodEnd = try XCTUnwrap(alicesPro.transaction?.expirationDate)
+        await world.store.setHoldsUpdates(true)
+        await world.advance(by: periodEnd.timeIntervalSince(world.clock.now) + 1, engine)
+        let held = await world.store.heldUpdateCount()
+        XCTAssertEqual(held, 1, "alice's basic tier is held back")
+        await world.store.setHoldsUpdates(false)
+
+        // bob upgrades the account back to pro at once: the store loses his
+        // token, his order is matched by time, and the server refuses it.
+        await world.advance(by: 3, engine)
+        await world.store.scriptNextPurchase(.success, faults: DeliveryFaults(losesOrderToken: true))
+        do {
+            let refused = try await engine.purchase(productID: W.pro, user: "bob")
+            XCTFail("bob's receipt was refused, yet: \(refused)")
+        } catch let error as PurchaseKitError {
+            XCTAssertEqual(error.code, .verificationRejected)
+        }
+        await engine.waitUntilIdle()
+        let bobs = await world.orders.orders(forUser: "bob")
+        XCTAssertEqual(bobs.map(\.status), [.rejected])
+        let bobsPayment = try XCTUnwrap(bobs.first?.transaction)
+        XCTAssertEqual(bobsPayment.originalID, alicesPro.transaction?.id, "a change within alice's subscription")
+        XCTAssertEqual(bobsPayment.productID, W.pro)
+        XCTAssertNil(bobsPayment.orderToken)
+
+        // The pro tier renews on bob's payment: the store charges for his
+        // tier, whatever the server made of his receipt.
+        let end = try XCTUnwrap(bobsPayment.expirationDate)
+        await world.advance(by: end.timeIntervalSince(world.clock.now) + 1, engine)
+        let known: Set = [alicesPro.transaction?.id, bobsPayment.id]
+        let all = await world.orders.loadOpenOrders().orders + world.orders.archivedOrders()
+        let renewals = all.filter { $0.productID == W.pro && $0.transaction != nil && !known.contains($0.transaction?.id) }
+        XCTAssertEqual(renewals.count, 1, "one renewal of the pro tier")
+        XCTAssertEqual(renewals.first?.status, .needsAttention, "flagged for the app to assign")
+        XCTAssertEqual(renewals.first?.userID, "", "nobody's until the app assigns it")
+        let alicesPros = await world.orders.orders(forUser: "alice").filter { $0.productID == W.pro }
+        XCTAssertEqual(alicesPros.map(\.id), [alicesPro.id], "never alice's by way of her first pro tier")
+    }
 }
