@@ -40,8 +40,7 @@ struct FileOrderIndex {
     private var idByFileName: [String: String] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
-    /// The orders holding a later transaction of each purchase, by its original id.
-    private var idsByOriginal: [String: Set<String>] = [:]
+    private var purchases = PurchaseIndex()
     private var idsByUser: [String: Set<String>] = [:]
     private var openIDsByUser: [String: Set<String>] = [:]
 
@@ -57,10 +56,9 @@ struct FileOrderIndex {
     /// The ids of the orders holding a transaction of the purchase
     /// `originalID`: the holder of its first transaction, then those of its later ones.
     func orderIDs(forPurchase originalID: String) -> [String] {
-        let later = idsByOriginal[originalID] ?? []
-        guard let first = idByTransaction[originalID], !later.contains(first),
-              entries[first]?.laterTransactionOriginalID == nil else { return Array(later) }
-        return [first] + later
+        purchases.orderIDs(forPurchase: originalID, firstHolder: idByTransaction[originalID]) {
+            entries[$0]?.laterTransactionOriginalID != nil
+        }
     }
 
     /// The id of the order stored under a file name, in either folder.
@@ -102,7 +100,7 @@ struct FileOrderIndex {
         if place != .ledger { idByFileName[name] = order.id }
         if let transactionID = order.transactionID { idByTransaction[transactionID] = order.id }
         if let token = order.token { idByToken[token] = order.id }
-        if let original = order.laterTransactionOriginalID { idsByOriginal[original, default: []].insert(order.id) }
+        purchases.link(order.id, original: order.laterTransactionOriginalID)
         idsByUser[order.userID, default: []].insert(order.id)
         switch place {
         case .open:
@@ -152,10 +150,7 @@ struct FileOrderIndex {
             idByTransaction[transactionID] = nil
         }
         if let token = entry.token, idByToken[token] == id { idByToken[token] = nil }
-        if let original = entry.laterTransactionOriginalID {
-            idsByOriginal[original]?.remove(id)
-            if idsByOriginal[original]?.isEmpty == true { idsByOriginal[original] = nil }
-        }
+        purchases.unlink(id, original: entry.laterTransactionOriginalID)
         idsByUser[entry.userID]?.remove(id)
         if idsByUser[entry.userID]?.isEmpty == true { idsByUser[entry.userID] = nil }
         switch entry.place {

@@ -10,9 +10,7 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
         var archived: [String: Order] = [:]
         var byTransaction: [String: String] = [:]
         var byToken: [String: String] = [:]
-        /// The orders holding a later transaction (a renewal, a change of
-        /// tier) of each purchase, by its original transaction id.
-        var byOriginal: [String: Set<String>] = [:]
+        var purchases = PurchaseIndex()
         var spendsByUser: [String: [String: ConsumableSpend]] = [:]
         var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
 
@@ -30,8 +28,8 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if let token = order.token, token != old?.token || byToken[token] != order.id {
                 byToken[token] = order.id
             }
-            if let original = order.laterTransactionOriginalID, original != old?.laterTransactionOriginalID {
-                byOriginal[original, default: []].insert(order.id)
+            if order.laterTransactionOriginalID != old?.laterTransactionOriginalID {
+                purchases.link(order.id, original: order.laterTransactionOriginalID)
             }
         }
 
@@ -42,19 +40,16 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if let token = old.token, token != new?.token, byToken[token] == old.id {
                 byToken[token] = nil
             }
-            if let original = old.laterTransactionOriginalID, original != new?.laterTransactionOriginalID {
-                byOriginal[original]?.remove(old.id)
-                if byOriginal[original]?.isEmpty == true { byOriginal[original] = nil }
+            if old.laterTransactionOriginalID != new?.laterTransactionOriginalID {
+                purchases.unlink(old.id, original: old.laterTransactionOriginalID)
             }
         }
 
         func orders(originalTransactionID original: String) -> [Order] {
-            var orders = (byOriginal[original] ?? []).compactMap { order(id: $0) }
-            if let first = byTransaction[original].flatMap({ order(id: $0) }), first.laterTransactionOriginalID == nil,
-               !orders.contains(where: { $0.id == first.id }) {
-                orders.append(first)
+            purchases.orderIDs(forPurchase: original, firstHolder: byTransaction[original]) {
+                order(id: $0)?.laterTransactionOriginalID != nil
             }
-            return orders.sorted(by: Order.creationOrder)
+            .compactMap { order(id: $0) }.sorted(by: Order.creationOrder)
         }
     }
 
@@ -67,7 +62,7 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             state.open[order.id] = order
             if let transactionID = order.transactionID { state.byTransaction[transactionID] = order.id }
             if let token = order.token { state.byToken[token] = order.id }
-            if let original = order.laterTransactionOriginalID { state.byOriginal[original, default: []].insert(order.id) }
+            state.purchases.link(order.id, original: order.laterTransactionOriginalID)
         }
         self.state = Locked(state)
     }

@@ -6,16 +6,10 @@ import XCTest
 /// users, the user who changed it holds it now, and a renewal follows the
 /// orders of the tier it renews before the purchase's first order.
 final class ReconcilerTierChangeTests: XCTestCase {
-    private let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    private let t0 = AlicesSubscription.start
     private let reconciler = Reconciler(clockTolerance: 60, matchingWindow: 3600)
 
-    /// Alice's monthly subscription, bought and delivered: transaction `m1`.
-    private var alicesMonthly: Order {
-        var order = Order(id: "monthly", productID: "plus.monthly", userID: "alice", token: "tok-monthly", createdAt: t0)
-        order.status = .completed
-        order.transaction = StoreTransaction(id: "m1", productID: "plus.monthly", purchaseDate: t0, orderToken: "tok-monthly")
-        return order
-    }
+    private var alicesMonthly: Order { AlicesSubscription.monthly() }
 
     /// Bob's order of the premium tier, paid at `began` and delivered.
     private func bobsPremium(began: TimeInterval) -> Order {
@@ -26,9 +20,8 @@ final class ReconcilerTierChangeTests: XCTestCase {
         return order
     }
 
-    /// A transaction of `product` in alice's purchase (original id `m1`), without a token.
     private func inAlicesPurchase(_ id: String, product: String, at offset: TimeInterval) -> StoreTransaction {
-        StoreTransaction(id: id, originalID: "m1", productID: product, purchaseDate: t0.addingTimeInterval(offset))
+        AlicesSubscription.transaction(id, product: product, at: offset)
     }
 
     func testAChangeWithoutATokenThatNoOrderHereAskedForIsFlagged() {

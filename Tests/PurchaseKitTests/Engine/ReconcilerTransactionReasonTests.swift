@@ -6,18 +6,11 @@ import XCTest
 /// (``TransactionReason``), a change that lost its token is matched by time
 /// to the order that asked for it, as a first purchase is; a renewal never is.
 final class ReconcilerTransactionReasonTests: XCTestCase {
-    private let t0 = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    private let t0 = AlicesSubscription.start
     private let reconciler = Reconciler(clockTolerance: 60, matchingWindow: 3600)
     private let day: TimeInterval = 86_400
 
-    /// Alice's monthly subscription, bought and delivered: transaction `m1`.
-    private var alicesMonthly: Order {
-        var order = Order(id: "monthly", productID: "plus.monthly", userID: "alice", token: "tok-monthly", createdAt: t0)
-        order.status = .completed
-        order.transaction = StoreTransaction(id: "m1", productID: "plus.monthly", purchaseDate: t0, orderToken: "tok-monthly",
-                                             reason: .purchase)
-        return order
-    }
+    private var alicesMonthly: Order { AlicesSubscription.monthly(reason: .purchase) }
 
     /// Bob's order of the premium tier, its payment begun at `began` and not answered yet.
     private func bobsUpgrade(began: TimeInterval) -> Order {
@@ -28,11 +21,9 @@ final class ReconcilerTransactionReasonTests: XCTestCase {
         return order
     }
 
-    /// A transaction of `product` in alice's purchase (original id `m1`), its token lost.
     private func inAlicesPurchase(_ id: String, product: String, at offset: TimeInterval,
                                   reason: TransactionReason?) -> StoreTransaction {
-        StoreTransaction(id: id, originalID: "m1", productID: product, purchaseDate: t0.addingTimeInterval(offset),
-                         reason: reason)
+        AlicesSubscription.transaction(id, product: product, at: offset, reason: reason)
     }
 
     func testAnUpgradeThatLostItsTokenPaysTheOrderThatAskedForIt() {

@@ -35,8 +35,7 @@ struct JournalIndex: Sendable {
     private(set) var stored: [String: Data] = [:]
     private var idByTransaction: [String: String] = [:]
     private var idByToken: [String: String] = [:]
-    /// The orders holding a later transaction of each purchase, by its original id.
-    private var idsByOriginal: [String: Set<String>] = [:]
+    private var purchases = PurchaseIndex()
     /// Each user's orders, built at the first question about a user rather
     /// than at launch (most launches ask none), then kept up to date.
     private var openIDsByUser: [String: Set<String>] = [:]
@@ -83,10 +82,9 @@ struct JournalIndex: Sendable {
     /// The ids of the orders holding a transaction of the purchase `originalID`:
     /// the holder of its first transaction, then those of its later ones.
     func orderIDs(forPurchase originalID: String) -> [String] {
-        let later = idsByOriginal[originalID] ?? []
-        guard let first = idByTransaction[originalID], !later.contains(first),
-              entries[first]?.laterTransactionOriginalID == nil else { return Array(later) }
-        return [first] + later
+        purchases.orderIDs(forPurchase: originalID, firstHolder: idByTransaction[originalID]) {
+            entries[$0]?.laterTransactionOriginalID != nil
+        }
     }
 
     /// Every order id of one user, open, archived and compacted.
@@ -202,9 +200,8 @@ struct JournalIndex: Sendable {
             idByTransaction[oldTransaction] = nil
         }
         if let oldToken = old.token, oldToken != kept?.token, idByToken[oldToken] == id { idByToken[oldToken] = nil }
-        if let original = old.laterTransactionOriginalID, original != kept?.laterTransactionOriginalID {
-            idsByOriginal[original]?.remove(id)
-            if idsByOriginal[original]?.isEmpty == true { idsByOriginal[original] = nil }
+        if old.laterTransactionOriginalID != kept?.laterTransactionOriginalID {
+            purchases.unlink(id, original: old.laterTransactionOriginalID)
         }
         if old.place == .open {
             if kept?.place != .open { openOrders[id] = nil }
@@ -220,7 +217,7 @@ struct JournalIndex: Sendable {
     private mutating func link(_ id: String, _ entry: Entry) {
         if let transactionID = entry.transactionID { idByTransaction[transactionID] = id }
         if let token = entry.token { idByToken[token] = id }
-        if let original = entry.laterTransactionOriginalID { idsByOriginal[original, default: []].insert(id) }
+        purchases.link(id, original: entry.laterTransactionOriginalID)
         if usersAreIndexed { addToUser(id, entry) }
     }
 
