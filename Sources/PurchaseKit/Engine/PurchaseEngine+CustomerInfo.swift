@@ -159,10 +159,14 @@ extension PurchaseEngine {
         let spends = try await storedSpends(of: userID)
         let durations = configuration.policies.nonRenewingDurations
         let catalog = products
-        let builder = CustomerInfoBuilder(
-            userID: userID, orders: orders, facts: facts, spends: spends, renewals: await rememberedRenewals(of: userID),
+        let changes = try await paidChangesByOtherUsers(of: userID, in: orders)
+        let changeFacts = changes.isEmpty ? [:] : await productFacts(for: changes, askingStore: false)
+        var builder = CustomerInfoBuilder(
+            userID: userID, orders: orders, facts: facts.merging(changeFacts) { own, _ in own }, spends: spends,
+            renewals: await rememberedRenewals(of: userID),
             nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now,
             credits: configuration.policies.consumableCredits)
+        builder.changesByOthers = changes
         let info = builder.build()
         for subscription in info.nonRenewingSubscriptions.values where subscription.expirationDate == nil {
             log(.warning, "A non-renewing subscription has no known length and never expires; set Configuration.nonRenewingDurations",

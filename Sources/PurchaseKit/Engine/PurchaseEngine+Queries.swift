@@ -13,7 +13,9 @@ extension PurchaseEngine {
     /// has not ended (or that the store keeps in a grace period), one per
     /// subscription group: the group's latest purchase (after an upgrade, the
     /// new product only; after a downgrade, the old one until its period ends,
-    /// then the new one, whose transaction the store sends then), and
+    /// then the new one, whose transaction the store sends then; on a store
+    /// account several app users share, another user's change of the
+    /// subscription ends this user's plan likewise), and
     /// non-renewing subscriptions that have not run out (see
     /// ``NonRenewingSubscription``). Nothing
     /// revoked, pending, rejected or undelivered; consumables are in
@@ -95,24 +97,34 @@ extension PurchaseEngine {
     }
 
     /// Where each of the user's subscription groups stands, by group id.
-    /// Answered from the stored orders, whatever the store sells today.
+    /// Answered from the stored orders, whatever the store sells today. A
+    /// plan that another user of a shared store account changed is
+    /// `expired` from the change on: the subscription renews for that user.
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func subscriptionStatus(user userID: String) async throws -> [String: SubscriptionStatus] {
-        let all = try await allOrders(of: userID).filter { $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked) }
+        let own = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+        let all = try await own + paidChangesByOtherUsers(of: userID, in: own)
         let facts = await productFacts(for: all)
+        let now = clock.now
         var latest: [String: Order] = [:]
         for order in all {
             guard let fact = facts[order.id], fact.type == .autoRenewable, let group = fact.groupID,
                   let transaction = order.transaction else { continue }
             if let known = latest[group]?.transaction, known.purchaseDate > transaction.purchaseDate { continue }
+            // Another user's change replaces the user's plan once it has begun,
+            // and only when it is strictly later (own orders come first).
+            if order.userID != userID, transaction.purchaseDate > now
+                || latest[group]?.transaction?.purchaseDate == transaction.purchaseDate { continue }
             latest[group] = order
         }
-        let now = clock.now
         var status: [String: SubscriptionStatus] = [:]
         for (group, order) in latest {
             guard let transaction = order.transaction else { continue }
-            if order.status == .revoked || transaction.isRevoked {
+            if order.userID != userID {
+                // Another user of the store account changed the subscription: the user's plan ended then.
+                status[group] = .expired
+            } else if order.status == .revoked || transaction.isRevoked {
                 status[group] = .revoked
             } else if let expiration = transaction.expirationDate, expiration <= now {
                 switch await learnRenewalState(of: transaction.originalID, user: userID) {
@@ -171,10 +183,11 @@ extension PurchaseEngine {
     /// included: an upgrade that is refunded later does not bring back the
     /// plan it replaced, whose rest the store refunded at the upgrade. Call it
     /// after `productFacts(for:)` has loaded the catalog the answer needs.
+    /// Another user's change of one of the user's subscriptions (a store
+    /// account shared) replaces it too: see `paidChangesByOtherUsers(of:in:)`.
     func supersededSubscriptionOrders(of userID: String) async throws -> Set<String> {
-        let paid = try await allOrders(of: userID).filter {
-            $0.transaction != nil && ($0.status == .delivered || $0.status == .completed || $0.status == .revoked)
-        }
+        let own = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+        let paid = try await own + paidChangesByOtherUsers(of: userID, in: own)
         // The catalog as already loaded: the caller asked the store for what it
         // lacked, and an order nobody describes is judged by what it shows.
         return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: clock.now)

@@ -123,10 +123,13 @@ struct InvariantChecker {
         }
         for order in await world.allOrders() { users.insert(order.userID) }
         let allCredits = await world.server.allCredits
-        let revoked = Set(await store.allTransactions().filter(\.isRevoked).map(\.id))
+        let transactions = Dictionary(await store.allTransactions().map { ($0.id, $0) }) { first, _ in first }
+        let revoked = Set(transactions.values.filter(\.isRevoked).map(\.id))
         for user in users.sorted() where !user.isEmpty {
             await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
                                     firstCreditHere: firstCreditHere, revoked: revoked, into: &verdict)
+            await checkPlansChangedByOthers(of: user, engine: app.engine, credits: allCredits, transactions: transactions,
+                                            deliveredHere: deliveredHere, firstCreditHere: firstCreditHere, into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -174,6 +177,31 @@ struct InvariantChecker {
             }
         } catch {
             verdict.count(\.entitlementViolations, "end: the entitlements of \(user) could not be read: \(error)")
+        }
+    }
+
+    /// On a store account users share, no user is still entitled to a
+    /// subscription plan that another user's later change of the same
+    /// subscription ended, once that change was credited and delivered on
+    /// this device (on another device only, this one cannot know of it).
+    private func checkPlansChangedByOthers(of user: String, engine: PurchaseEngine, credits: [Credit],
+                                           transactions: [String: StoreTransaction], deliveredHere: [String: Set<String>],
+                                           firstCreditHere: Int, into verdict: inout Verdict) async {
+        let creditedHere = Set(credits.dropFirst(firstCreditHere).map(\.transactionID))
+        let now = world.clock.now
+        guard let entitlements = try? await engine.entitlements(user: user) else { return }
+        for entitlement in entitlements where entitlement.productType == .autoRenewable {
+            guard let held = transactions[entitlement.transactionID] else { continue }
+            let ended = credits.first { credit in
+                guard credit.userID != user, credit.originalTransactionID == held.originalID,
+                      creditedHere.contains(credit.transactionID)
+                        || deliveredHere[credit.userID]?.contains(credit.transactionID) == true,
+                      let change = transactions[credit.transactionID] else { return false }
+                return change.purchaseDate > held.purchaseDate && change.purchaseDate <= now
+            }
+            if let ended {
+                verdict.count(\.entitlementViolations, "end: \(user) is still entitled to \(entitlement.productID) by transaction \(held.id), though \(ended.userID)'s change \(ended.transactionID) of the same subscription ended it")
+            }
         }
     }
 

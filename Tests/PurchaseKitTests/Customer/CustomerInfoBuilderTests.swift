@@ -103,4 +103,36 @@ final class CustomerInfoBuilderTests: XCTestCase {
         XCTAssertEqual(info.entitlements.map(\.productID), ["old.pro"])
         XCTAssertEqual(info.subscriptions.keys.sorted(), ["tiers"])
     }
+
+    /// Another user of a shared store account changed alice's subscription:
+    /// her plan ends when the change begins, not before, and only a change
+    /// later than her latest transaction in it counts.
+    func testAnotherUsersChangeEndsThePlanWhenItBegins() throws {
+        let alices = paid("basic", product: "basic", type: .autoRenewable, group: "tiers", bought: -10 * day, expires: 20 * day)
+        func bobs(at offset: TimeInterval) -> Order {
+            var order = paid("pro-\(offset)", product: "pro", type: .autoRenewable, group: "tiers", bought: offset,
+                             expires: offset + 30 * day, original: alices.transaction?.id)
+            order.userID = "bob"
+            return order
+        }
+        func info(with changes: [Order]) -> CustomerInfo {
+            let all = [alices] + changes
+            var builder = CustomerInfoBuilder(userID: "alice", orders: [alices], facts: ProductFacts.resolve(all, catalog: [:]),
+                                              spends: [], renewals: [:], nonRenewingDuration: { _ in nil }, now: now)
+            builder.changesByOthers = changes
+            return builder.build()
+        }
+        let ended = info(with: [bobs(at: -day)])
+        XCTAssertEqual(ended.entitlements, [])
+        let group = try XCTUnwrap(ended.subscriptions["tiers"])
+        XCTAssertEqual(group.status, .expired)
+        XCTAssertEqual(group.productID, "basic")
+        XCTAssertEqual(group.expirationDate, now.addingTimeInterval(-day))
+        XCTAssertEqual(group.willAutoRenew, false)
+
+        for kept in [info(with: [bobs(at: day)]), info(with: [bobs(at: -20 * day)])] {
+            XCTAssertEqual(kept.entitlements.map(\.productID), ["basic"], "a change dated ahead of the clock, or before her plan")
+            XCTAssertEqual(kept.subscriptions["tiers"]?.status, .subscribed)
+        }
+    }
 }

@@ -121,4 +121,86 @@ final class SharedAccountTierChangeTests: XCTestCase {
         let alicesPros = await world.orders.orders(forUser: "alice").filter { $0.productID == W.pro }
         XCTAssertEqual(alicesPros.map(\.id), [alicesPro.id], "never alice's by way of her first pro tier")
     }
+
+    func testAnotherUsersUpgradeEndsTheFirstBuyersPlanAtOnce() async throws {
+        let world = World.tiers()
+        let engine = try await world.engine()
+        guard case .success(let alices) = try await engine.purchase(productID: W.basic, user: "alice") else {
+            return XCTFail("alice's subscription was not bought")
+        }
+        var alicesProducts = try await engine.entitlements(user: "alice").map(\.productID)
+        XCTAssertEqual(alicesProducts, [W.basic])
+        await world.advance(by: 3, engine)
+        guard case .success(let bobs) = try await engine.purchase(productID: W.pro, user: "bob") else {
+            return XCTFail("bob's upgrade was not bought")
+        }
+        let change = try XCTUnwrap(bobs.transaction)
+        XCTAssertEqual(change.originalID, alices.transaction?.id, "bob upgraded alice's subscription")
+
+        // The store now charges for bob's tier: alice's plan ended at his upgrade.
+        alicesProducts = try await engine.entitlements(user: "alice").map(\.productID)
+        XCTAssertEqual(alicesProducts, [])
+        let bobsProducts = try await engine.entitlements(user: "bob").map(\.productID)
+        XCTAssertEqual(bobsProducts, [W.pro])
+        let alicesStatus = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(alicesStatus[W.group], .expired)
+        let bobsStatus = try await engine.subscriptionStatus(user: "bob")
+        XCTAssertEqual(bobsStatus[W.group], .subscribed)
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.entitlements, [])
+        XCTAssertEqual(info.subscriptions[W.group]?.status, .expired)
+        XCTAssertEqual(info.subscriptions[W.group]?.productID, W.basic, "her own plan, ended")
+        XCTAssertEqual(info.subscriptions[W.group]?.expirationDate, change.purchaseDate)
+        XCTAssertEqual(info.subscriptions[W.group]?.willAutoRenew, false)
+        let bobsInfo = try await engine.customerInfo(user: "bob")
+        XCTAssertEqual(bobsInfo.entitlements.map(\.productID), [W.pro])
+        XCTAssertEqual(bobsInfo.subscriptions[W.group]?.status, .subscribed)
+    }
+
+    func testAnotherUsersDowngradeEndsTheFirstBuyersPlanAtTheRenewalDateOnly() async throws {
+        let world = World.tiers()
+        let engine = try await world.engine()
+        guard case .success(let alices) = try await engine.purchase(productID: W.pro, user: "alice") else {
+            return XCTFail("alice's subscription was not bought")
+        }
+        let renewal = try XCTUnwrap(alices.transaction?.expirationDate)
+        let downgrade = try await engine.purchase(productID: W.basic, user: "bob")
+        guard case .pending(_, .subscriptionChangeScheduled) = downgrade else { return XCTFail("\(downgrade)") }
+        var alicesProducts = try await engine.entitlements(user: "alice").map(\.productID)
+        XCTAssertEqual(alicesProducts, [W.pro], "nothing changes before the renewal date")
+
+        await world.advance(by: renewal.timeIntervalSince(world.clock.now) + 1, engine)
+        alicesProducts = try await engine.entitlements(user: "alice").map(\.productID)
+        XCTAssertEqual(alicesProducts, [])
+        let bobsProducts = try await engine.entitlements(user: "bob").map(\.productID)
+        XCTAssertEqual(bobsProducts, [W.basic])
+        let info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.subscriptions[W.group]?.status, .expired)
+        XCTAssertEqual(info.subscriptions[W.group]?.expirationDate, renewal)
+    }
+
+    func testEntitlementsThatCannotLookForOtherUsersChangesFailAsAReadFailure() async throws {
+        let world = World.tiers()
+        let fails = Locked(false)
+        let store = InterceptingOrderStore(wrapping: world.orders) { call in
+            call.name == .ordersOfPurchase && fails.withLock({ $0 })
+                ? .fail(PurchaseKitError(.persistenceReadFailed, "unreadable", advice: "")) : .proceed
+        }
+        let engine = try await world.engine(world.configuration(store: store))
+        guard case .success = try await engine.purchase(productID: W.basic, user: "alice") else {
+            return XCTFail("alice's subscription was not bought")
+        }
+        fails.withLock { $0 = true }
+        // Whether another user ended alice's plan is not known: no answer
+        // rather than an entitlement she may no longer have.
+        await assertThrows(.persistenceReadFailed) { _ = try await engine.entitlements(user: "alice") }
+        await assertThrows(.persistenceReadFailed) { _ = try await engine.subscriptionStatus(user: "alice") }
+        await assertThrows(.persistenceReadFailed) { _ = try await engine.customerInfo(user: "alice") }
+        // Nothing to look for without a subscription.
+        let bobs = try await engine.entitlements(user: "bob")
+        XCTAssertEqual(bobs, [])
+        fails.withLock { $0 = false }
+        let alices = try await engine.entitlements(user: "alice").map(\.productID)
+        XCTAssertEqual(alices, [W.basic])
+    }
 }
