@@ -20,7 +20,7 @@ struct CustomerInfoBuilder {
     /// How consumables add to balances; products not named add 1 per unit to their own.
     var credits: [String: ConsumableCredit] = [:]
     /// Other users' paid changes of the user's subscriptions (a store account
-    /// shared): each ends the user's plan when it begins. Their facts are in `facts`.
+    /// shared): each ends the user's plan in that subscription when it begins.
     var changesByOthers: [Order] = []
 
     /// Delivered (or completed) orders whose transaction the store did not take back.
@@ -32,8 +32,9 @@ struct CustomerInfoBuilder {
         let subscriptions = subscriptionStatuses()
         let nonRenewing = nonRenewingSubscriptions()
         // One subscription per group: a later purchase in the group replaces the earlier ones.
-        let paid = (orders + changesByOthers).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+        let paid = orders.filter { $0.transaction != nil && $0.status.isPaidForSupersession }
         let superseded = SupersededSubscriptions.orderIDs(in: paid, facts: facts, now: now)
+            .union(SupersededSubscriptions.orderIDs(endedBy: changesByOthers, in: paid, now: now))
         var entitlements: [String: Entitlement] = [:]
         for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
@@ -117,7 +118,7 @@ struct CustomerInfoBuilder {
                 if case .active(let renews)? = known?.state { willRenew = renews }
             }
             var expiration = transaction.expirationDate
-            if let change = endedByAnotherUser(group: group, after: transaction) {
+            if let change = SupersededSubscriptions.end(of: transaction, by: changesByOthers, now: now) {
                 // Another user of the store account changed the subscription:
                 // the user's plan ended then, and renews for that user.
                 (status, willRenew, graceEnd) = (.expired, false, nil)
@@ -129,16 +130,6 @@ struct CustomerInfoBuilder {
                 originalTransactionID: transaction.originalID, renewalStateAsOf: known?.asOf)
         }
         return result
-    }
-
-    /// When another user's change of the group's subscription, later than
-    /// `transaction` (the user's latest in it), began: nil when none has by now.
-    func endedByAnotherUser(group: String, after transaction: StoreTransaction) -> Date? {
-        changesByOthers.compactMap { order -> Date? in
-            guard let fact = facts[order.id], fact.type == .autoRenewable, fact.groupID == group,
-                  let began = order.transaction?.purchaseDate, began > transaction.purchaseDate, began <= now else { return nil }
-            return began
-        }.min()
     }
 
     /// Every non-renewing product the user bought, with the end of its last

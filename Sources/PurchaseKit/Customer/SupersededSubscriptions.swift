@@ -24,4 +24,28 @@ enum SupersededSubscriptions {
         }
         return superseded
     }
+
+    /// The orders of `orders` (one user's) whose subscription another user
+    /// changed later, by `now` (`changes`: the other users' paid orders): on
+    /// a store account several app users share, the store then charges for
+    /// the other user's tier. Only that subscription ends: the user's others
+    /// in the group (bought with another store account) run on.
+    static func orderIDs(endedBy changes: [Order], in orders: [Order], now: Date) -> Set<String> {
+        guard !changes.isEmpty else { return [] }
+        var ended: Set<String> = []
+        for order in orders {
+            if let transaction = order.transaction, end(of: transaction, by: changes, now: now) != nil { ended.insert(order.id) }
+        }
+        return ended
+    }
+
+    /// When the first of `changes` later than `transaction` in its
+    /// subscription (same original transaction id) began, if one has by `now`.
+    static func end(of transaction: StoreTransaction, by changes: [Order], now: Date) -> Date? {
+        changes.compactMap { change -> Date? in
+            guard let began = change.transaction?.purchaseDate, change.transaction?.originalID == transaction.originalID,
+                  began > transaction.purchaseDate, began <= now else { return nil }
+            return began
+        }.min()
+    }
 }

@@ -160,10 +160,8 @@ extension PurchaseEngine {
         let durations = configuration.policies.nonRenewingDurations
         let catalog = products
         let changes = try await paidChangesByOtherUsers(of: userID, in: orders)
-        let changeFacts = changes.isEmpty ? [:] : await productFacts(for: changes, askingStore: false)
         var builder = CustomerInfoBuilder(
-            userID: userID, orders: orders, facts: facts.merging(changeFacts) { own, _ in own }, spends: spends,
-            renewals: await rememberedRenewals(of: userID),
+            userID: userID, orders: orders, facts: facts, spends: spends, renewals: await rememberedRenewals(of: userID),
             nonRenewingDuration: { durations[$0] ?? catalog[$0]?.subscription?.period }, now: clock.now,
             credits: configuration.policies.consumableCredits)
         builder.changesByOthers = changes

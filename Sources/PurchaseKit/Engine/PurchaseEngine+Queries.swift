@@ -103,25 +103,21 @@ extension PurchaseEngine {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func subscriptionStatus(user userID: String) async throws -> [String: SubscriptionStatus] {
-        let own = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
-        let all = try await own + paidChangesByOtherUsers(of: userID, in: own)
+        let all = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+        let changes = try await paidChangesByOtherUsers(of: userID, in: all)
         let facts = await productFacts(for: all)
-        let now = clock.now
         var latest: [String: Order] = [:]
         for order in all {
             guard let fact = facts[order.id], fact.type == .autoRenewable, let group = fact.groupID,
                   let transaction = order.transaction else { continue }
             if let known = latest[group]?.transaction, known.purchaseDate > transaction.purchaseDate { continue }
-            // Another user's change replaces the user's plan once it has begun,
-            // and only when it is strictly later (own orders come first).
-            if order.userID != userID, transaction.purchaseDate > now
-                || latest[group]?.transaction?.purchaseDate == transaction.purchaseDate { continue }
             latest[group] = order
         }
+        let now = clock.now
         var status: [String: SubscriptionStatus] = [:]
         for (group, order) in latest {
             guard let transaction = order.transaction else { continue }
-            if order.userID != userID {
+            if SupersededSubscriptions.end(of: transaction, by: changes, now: now) != nil {
                 // Another user of the store account changed the subscription: the user's plan ended then.
                 status[group] = .expired
             } else if order.status == .revoked || transaction.isRevoked {
@@ -186,10 +182,12 @@ extension PurchaseEngine {
     /// Another user's change of one of the user's subscriptions (a store
     /// account shared) replaces it too: see `paidChangesByOtherUsers(of:in:)`.
     func supersededSubscriptionOrders(of userID: String) async throws -> Set<String> {
-        let own = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
-        let paid = try await own + paidChangesByOtherUsers(of: userID, in: own)
+        let paid = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+        let changes = try await paidChangesByOtherUsers(of: userID, in: paid)
+        let now = clock.now
         // The catalog as already loaded: the caller asked the store for what it
         // lacked, and an order nobody describes is judged by what it shows.
-        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: clock.now)
+        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: now)
+            .union(SupersededSubscriptions.orderIDs(endedBy: changes, in: paid, now: now))
     }
 }
