@@ -41,11 +41,14 @@ enum SupersededSubscriptions {
 
     /// When the first of `changes` later than `transaction` in its
     /// subscription (same original transaction id) began, if one has by `now`.
+    /// Later in the store's order, as renewals follow it (``Reconciler``): by
+    /// date, then, for one date (an Ask to Buy approval dated when it was
+    /// asked), by the store's transaction ids.
     static func end(of transaction: StoreTransaction, by changes: [Order], now: Date) -> Date? {
         changes.compactMap { change -> Date? in
-            guard let began = change.transaction?.purchaseDate, change.transaction?.originalID == transaction.originalID,
-                  began > transaction.purchaseDate, began <= now else { return nil }
-            return began
+            guard let later = change.transaction, later.originalID == transaction.originalID,
+                  Reconciler.isBefore(transaction, later), later.purchaseDate <= now else { return nil }
+            return later.purchaseDate
         }.min()
     }
 }

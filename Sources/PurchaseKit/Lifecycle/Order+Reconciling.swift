@@ -16,18 +16,16 @@ extension Order {
     package var isRefusedRestore: Bool { source == .restore && status == .rejected }
 
     /// Whether the server refused the receipt of a payment this order's user
-    /// asked for: a purchase of theirs, a renewal that followed them, or an
-    /// order the app assigned them. The store charged the account all the
-    /// same, and a subscription renews on it, so it names its user among a
-    /// tier's payers (rule 4). A refused claim of whoever was logged in or
-    /// restoring (from another device, started by the store, a restore)
-    /// names nobody.
+    /// asked for: a purchase of theirs, matched by its token or by time. The
+    /// store charged the account all the same, and a subscription renews on
+    /// it, so it names its user among a tier's payers (rule 4). A refused
+    /// renewal, or an order the app assigned, names nobody: its user was
+    /// followed or chosen, not proven, and the server's refusal may say just
+    /// that (the transaction was credited to another user). Nor does a refused
+    /// claim of whoever was logged in or restoring (from another device,
+    /// started by the store, a restore).
     var isRefusedPayment: Bool {
-        guard status == .rejected, !userID.isEmpty else { return false }
-        switch source {
-        case .purchase, .renewal, .unknown: return true
-        case .otherDevice, .storeInitiated, .restore: return false
-        }
+        status == .rejected && source == .purchase && !userID.isEmpty
     }
 
     /// Whether the order failed only because the store never answered its

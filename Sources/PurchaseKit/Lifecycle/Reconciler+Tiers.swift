@@ -19,7 +19,7 @@ extension Reconciler {
     /// Whether the store made `a` before `b`: by purchase date, then by id:
     /// numerically between numbers (the App Store's), numbers before other
     /// ids, and other ids by their text, so that the order is total.
-    static func isBefore(_ a: StoreTransaction, _ b: StoreTransaction) -> Bool {
+    package static func isBefore(_ a: StoreTransaction, _ b: StoreTransaction) -> Bool {
         if a.purchaseDate != b.purchaseDate { return a.purchaseDate < b.purchaseDate }
         switch (UInt64(a.id), UInt64(b.id)) {
         case let (x?, y?): return x < y

@@ -197,7 +197,7 @@ struct InvariantChecker {
                       creditedHere.contains(credit.transactionID)
                         || deliveredHere[credit.userID]?.contains(credit.transactionID) == true,
                       let change = transactions[credit.transactionID] else { return false }
-                return change.purchaseDate > held.purchaseDate && change.purchaseDate <= now
+                return Reconciler.isBefore(held, change) && change.purchaseDate <= now
             }
             if let ended {
                 verdict.count(\.entitlementViolations, "end: \(user) is still entitled to \(entitlement.productID) by transaction \(held.id), though \(ended.userID)'s change \(ended.transactionID) of the same subscription ended it")

@@ -137,4 +137,30 @@ final class CustomerInfoBuilderTests: XCTestCase {
             XCTAssertEqual(kept.subscriptions["tiers"]?.status, .subscribed)
         }
     }
+
+    /// bob's change bears the date of alice's purchase (an Ask to Buy
+    /// approval dated when it was asked): the store's ids say it came after,
+    /// as the reconciler orders them, so her plan ends with it.
+    func testAChangeOfTheSameDateEndsThePlanWhenTheStoresIDsSayItCameAfter() throws {
+        func order(_ id: String, user: String, product: String, transaction: String) -> Order {
+            var order = Order(id: id, productID: product, userID: user, productType: .autoRenewable, subscriptionGroupID: "tiers",
+                              status: .completed, createdAt: now.addingTimeInterval(-day))
+            order.transaction = StoreTransaction(id: transaction, originalID: "9", productID: product,
+                                                 purchaseDate: now.addingTimeInterval(-day), expirationDate: now.addingTimeInterval(29 * day))
+            return order
+        }
+        func info(alicesTransaction: String, bobsTransaction: String) -> CustomerInfo {
+            let alices = order("a", user: "alice", product: "basic", transaction: alicesTransaction)
+            let bobs = order("b", user: "bob", product: "pro", transaction: bobsTransaction)
+            var builder = CustomerInfoBuilder(userID: "alice", orders: [alices], facts: ProductFacts.resolve([alices, bobs], catalog: [:]),
+                                              spends: [], renewals: [:], nonRenewingDuration: { _ in nil }, now: now)
+            builder.changesByOthers = [bobs]
+            return builder.build()
+        }
+        let ended = info(alicesTransaction: "9", bobsTransaction: "10")
+        XCTAssertEqual(ended.entitlements, [])
+        XCTAssertEqual(ended.subscriptions["tiers"]?.status, .expired)
+        let kept = info(alicesTransaction: "10", bobsTransaction: "9")
+        XCTAssertEqual(kept.entitlements.map(\.productID), ["basic"], "bob's came first")
+    }
 }

@@ -157,10 +157,15 @@ final class ReconcilerTierChangeTests: XCTestCase {
         XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(bobsSource: .restore),
                                         currentUserID: "alice"),
                        .newOrder(userID: "alice", source: .renewal))
-        // Nor does a refused claim of whoever was logged in when it arrived.
-        XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(bobsSource: .otherDevice),
-                                        currentUserID: "alice"),
-                       .newOrder(userID: "alice", source: .renewal))
+        // Nor does a refused claim of whoever was logged in when it arrived,
+        // a refused renewal (its user was followed, not proven) or a refused
+        // assignment by the app (the server may have refused it because the
+        // transaction was credited to someone else): neither proves bob paid.
+        for source in [OrderSource.otherDevice, .renewal, .unknown] {
+            XCTAssertEqual(reconciler.match(renewal, orders: alicesPremiumThenBobsRefused(bobsSource: source),
+                                            currentUserID: "alice"),
+                           .newOrder(userID: "alice", source: .renewal), "\(source)")
+        }
         // A refused payment of alice's own leaves the tier hers.
         var own = alicesPremiumThenBobsRefused()
         own[1].userID = "alice"

@@ -183,8 +183,7 @@ final class SharedAccountTierChangeTests: XCTestCase {
         let world = World.tiers()
         let fails = Locked(false)
         let store = InterceptingOrderStore(wrapping: world.orders) { call in
-            call.name == .ordersOfPurchase && fails.withLock({ $0 })
-                ? .fail(PurchaseKitError(.persistenceReadFailed, "unreadable", advice: "")) : .proceed
+            call.name == .ordersOfPurchase && fails.withLock({ $0 }) ? .fail(POSIXError(.EIO)) : .proceed
         }
         let engine = try await world.engine(world.configuration(store: store))
         guard case .success = try await engine.purchase(productID: W.basic, user: "alice") else {
