@@ -118,7 +118,7 @@ struct CustomerInfoBuilder {
                 if case .active(let renews)? = known?.state { willRenew = renews }
             }
             var expiration = transaction.expirationDate
-            if let change = SupersededSubscriptions.end(of: transaction, by: changesByOthers, now: now) {
+            if status != .revoked, let change = SupersededSubscriptions.end(of: transaction, by: changesByOthers, now: now) {
                 // Another user of the store account changed the subscription:
                 // the user's plan ended then, and renews for that user.
                 (status, willRenew, graceEnd) = (.expired, false, nil)

@@ -117,11 +117,11 @@ extension PurchaseEngine {
         var status: [String: SubscriptionStatus] = [:]
         for (group, order) in latest {
             guard let transaction = order.transaction else { continue }
-            if SupersededSubscriptions.end(of: transaction, by: changes, now: now) != nil {
+            if order.status == .revoked || transaction.isRevoked {
+                status[group] = .revoked
+            } else if SupersededSubscriptions.end(of: transaction, by: changes, now: now) != nil {
                 // Another user of the store account changed the subscription: the user's plan ended then.
                 status[group] = .expired
-            } else if order.status == .revoked || transaction.isRevoked {
-                status[group] = .revoked
             } else if let expiration = transaction.expirationDate, expiration <= now {
                 switch await learnRenewalState(of: transaction.originalID, user: userID) {
                 case .inGracePeriod(let until)? where until > now: status[group] = .inGracePeriod

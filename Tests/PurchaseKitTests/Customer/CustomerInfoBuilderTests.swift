@@ -130,6 +130,15 @@ final class CustomerInfoBuilderTests: XCTestCase {
         XCTAssertEqual(group.expirationDate, now.addingTimeInterval(-day))
         XCTAssertEqual(group.willAutoRenew, false)
 
+        // A plan refunded before the change stays revoked.
+        var refunded = alices
+        refunded.status = .revoked
+        var builder = CustomerInfoBuilder(userID: "alice", orders: [refunded],
+                                          facts: ProductFacts.resolve([refunded, bobs(at: -day)], catalog: [:]),
+                                          spends: [], renewals: [:], nonRenewingDuration: { _ in nil }, now: now)
+        builder.changesByOthers = [bobs(at: -day)]
+        XCTAssertEqual(builder.build().subscriptions["tiers"]?.status, .revoked)
+
         // A change dated ahead of the clock, one before her plan, or one of
         // another subscription of the group (another store account's).
         for kept in [info(with: [bobs(at: day)]), info(with: [bobs(at: -20 * day)]), info(with: [bobs(at: -day, original: "t-other")])] {
