@@ -33,7 +33,7 @@ import Foundation
 ///    waiting for assign names none, and hides none that does); flagged for
 ///    the app to assign while that tier has no user yet, or while two users
 ///    name it (a change between them is not here), counting the users of
-///    payments in it whose receipts the server refused. A transaction of
+///    purchases in it whose receipts the server refused. A transaction of
 ///    another product than that tier begins a tier, by a change no order
 ///    here was matched to: flagged, whoever held the tier before. Flagged
 ///    too: a renewal carrying a token that neither an order here nor a
@@ -217,7 +217,7 @@ public struct Reconciler: Sendable {
         let namers = holders.filter { !$0.isUnansweredClaim && !$0.userID.isEmpty }
         // Two users on one run of a tier: a change between them is not here
         // (its update has not arrived yet, or it renewed the same product).
-        // Which of them holds the tier now is not known here. A payment whose
+        // Which of them holds the tier now is not known here. A purchase whose
         // receipt the server refused counts: the store charged the account
         // for it all the same, and the subscription renews on it.
         let payers = namers + tier.filter(\.isRefusedPayment)
