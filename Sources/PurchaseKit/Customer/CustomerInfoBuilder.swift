@@ -33,8 +33,7 @@ struct CustomerInfoBuilder {
         let nonRenewing = nonRenewingSubscriptions()
         // One subscription per group: a later purchase in the group replaces the earlier ones.
         let paid = orders.filter { $0.transaction != nil && $0.status.isPaidForSupersession }
-        let superseded = SupersededSubscriptions.orderIDs(in: paid, facts: facts, now: now)
-            .union(SupersededSubscriptions.orderIDs(endedBy: changesByOthers, in: paid, now: now))
+        let superseded = SupersededSubscriptions.orderIDs(in: paid, facts: facts, endedBy: changesByOthers, now: now)
         var entitlements: [String: Entitlement] = [:]
         for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
@@ -82,13 +81,7 @@ struct CustomerInfoBuilder {
 
     /// The latest subscription of every group, and where it stands.
     func subscriptionStatuses() -> [String: SubscriptionGroupStatus] {
-        var latest: [String: Order] = [:]
-        for order in orders where order.status == .delivered || order.status == .completed || order.status == .revoked {
-            guard let fact = facts[order.id], fact.type == .autoRenewable, let group = fact.groupID,
-                  let transaction = order.transaction else { continue }
-            if let known = latest[group]?.transaction, known.purchaseDate > transaction.purchaseDate { continue }
-            latest[group] = order
-        }
+        let latest = SupersededSubscriptions.latestPerGroup(orders, facts: facts, endedBy: changesByOthers, now: now)
         var result: [String: SubscriptionGroupStatus] = [:]
         for (group, order) in latest {
             guard let transaction = order.transaction else { continue }
@@ -118,10 +111,12 @@ struct CustomerInfoBuilder {
                 if case .active(let renews)? = known?.state { willRenew = renews }
             }
             var expiration = transaction.expirationDate
-            if status != .revoked, let change = SupersededSubscriptions.end(of: transaction, by: changesByOthers, now: now) {
+            if status != .revoked, let change = SupersededSubscriptions.end(of: transaction, by: changesByOthers, now: .distantFuture) {
                 // Another user of the store account changed the subscription:
-                // the user's plan ended then, and renews for that user.
-                (status, willRenew, graceEnd) = (.expired, false, nil)
+                // the user's plan ends then (a change dated ahead of the
+                // clock is its expiration, so the info is refreshed then),
+                // and renews for that user.
+                if change <= now { (status, willRenew, graceEnd) = (.expired, false, nil) }
                 expiration = min(expiration ?? change, change)
             }
             result[group] = SubscriptionGroupStatus(

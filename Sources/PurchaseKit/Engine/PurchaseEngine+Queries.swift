@@ -99,21 +99,16 @@ extension PurchaseEngine {
     /// Where each of the user's subscription groups stands, by group id.
     /// Answered from the stored orders, whatever the store sells today. A
     /// plan that another user of a shared store account changed is
-    /// `expired` from the change on: the subscription renews for that user.
+    /// `expired` from the change on (`revoked` if it was refunded): the
+    /// subscription renews for that user.
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func subscriptionStatus(user userID: String) async throws -> [String: SubscriptionStatus] {
         let all = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
         let changes = try await paidChangesByOtherUsers(of: userID, in: all)
         let facts = await productFacts(for: all)
-        var latest: [String: Order] = [:]
-        for order in all {
-            guard let fact = facts[order.id], fact.type == .autoRenewable, let group = fact.groupID,
-                  let transaction = order.transaction else { continue }
-            if let known = latest[group]?.transaction, known.purchaseDate > transaction.purchaseDate { continue }
-            latest[group] = order
-        }
         let now = clock.now
+        let latest = SupersededSubscriptions.latestPerGroup(all, facts: facts, endedBy: changes, now: now)
         var status: [String: SubscriptionStatus] = [:]
         for (group, order) in latest {
             guard let transaction = order.transaction else { continue }
@@ -187,7 +182,7 @@ extension PurchaseEngine {
         let now = clock.now
         // The catalog as already loaded: the caller asked the store for what it
         // lacked, and an order nobody describes is judged by what it shows.
-        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products), now: now)
-            .union(SupersededSubscriptions.orderIDs(endedBy: changes, in: paid, now: now))
+        return SupersededSubscriptions.orderIDs(in: paid, facts: ProductFacts.resolve(paid, catalog: products),
+                                                endedBy: changes, now: now)
     }
 }

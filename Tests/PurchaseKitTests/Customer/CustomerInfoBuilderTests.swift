@@ -172,4 +172,40 @@ final class CustomerInfoBuilderTests: XCTestCase {
         let kept = info(alicesTransaction: "10", bobsTransaction: "9")
         XCTAssertEqual(kept.entitlements.map(\.productID), ["basic"], "bob's came first")
     }
+
+    /// alice's own subscription (another store account's) bought first, then
+    /// one on the shared account, which bob changes: hers runs on, and the
+    /// group's status is read from it again.
+    func testASubscriptionOfAnotherStoreAccountRunsOnWhenAnotherUserEndsTheLaterOne() throws {
+        let own = paid("own", product: "basic", type: .autoRenewable, group: "tiers", bought: -20 * day, expires: 10 * day)
+        let shared = paid("shared", product: "basic", type: .autoRenewable, group: "tiers", bought: -10 * day, expires: 20 * day)
+        var bobs = paid("bobs", product: "pro", type: .autoRenewable, group: "tiers", bought: -day, expires: 29 * day,
+                        original: shared.transaction?.id)
+        bobs.userID = "bob"
+        var builder = CustomerInfoBuilder(userID: "alice", orders: [own, shared],
+                                          facts: ProductFacts.resolve([own, shared, bobs], catalog: [:]),
+                                          spends: [], renewals: [:], nonRenewingDuration: { _ in nil }, now: now)
+        builder.changesByOthers = [bobs]
+        let info = builder.build()
+        XCTAssertEqual(info.entitlements.map(\.orderID), ["own"])
+        XCTAssertEqual(info.subscriptions["tiers"]?.status, .subscribed)
+        XCTAssertEqual(info.subscriptions["tiers"]?.transactionID, own.transaction?.id)
+    }
+
+    /// bob's change is dated ahead of the clock: alice's plan still counts,
+    /// and ends when it begins, which is when her info changes next.
+    func testAChangeDatedAheadOfTheClockIsWhenThePlanEnds() throws {
+        let alices = paid("basic", product: "basic", type: .autoRenewable, group: "tiers", bought: -10 * day, expires: 20 * day)
+        var bobs = paid("bobs", product: "pro", type: .autoRenewable, group: "tiers", bought: 30, expires: 30 * day,
+                        original: alices.transaction?.id)
+        bobs.userID = "bob"
+        var builder = CustomerInfoBuilder(userID: "alice", orders: [alices], facts: ProductFacts.resolve([alices, bobs], catalog: [:]),
+                                          spends: [], renewals: [:], nonRenewingDuration: { _ in nil }, now: now)
+        builder.changesByOthers = [bobs]
+        let info = builder.build()
+        XCTAssertEqual(info.entitlements.map(\.productID), ["basic"])
+        XCTAssertEqual(info.subscriptions["tiers"]?.status, .subscribed)
+        XCTAssertEqual(info.subscriptions["tiers"]?.expirationDate, now.addingTimeInterval(30))
+        XCTAssertEqual(CustomerInfoBuilder.nextChange(of: info, after: now), now.addingTimeInterval(30))
+    }
 }

@@ -202,4 +202,46 @@ final class SharedAccountTierChangeTests: XCTestCase {
         let alices = try await engine.entitlements(user: "alice").map(\.productID)
         XCTAssertEqual(alices, [W.basic])
     }
+
+    func testTheThreeAnswersAgreeOnPlansAnotherUserEnded() async throws {
+        let world = World.tiers()
+        let now = world.clock.now
+        let day: TimeInterval = 86_400
+        // Archived orders, as a store holds them after months of use.
+        func archive(_ id: String, user: String, product: String, original: String, at offset: TimeInterval,
+                     refunded: Bool = false) async throws {
+            var order = Order(id: id, productID: product, userID: user, productType: .autoRenewable, subscriptionGroupID: W.group,
+                              status: refunded ? .revoked : .completed, createdAt: now.addingTimeInterval(offset))
+            order.transaction = StoreTransaction(id: "t-\(id)", originalID: original, productID: product,
+                                                 purchaseDate: now.addingTimeInterval(offset),
+                                                 expirationDate: now.addingTimeInterval(offset + 30 * day),
+                                                 revocationDate: refunded ? now.addingTimeInterval(offset + 60) : nil)
+            await world.orders.save(order)
+            try await world.orders.archive(orderID: id)
+        }
+        // alice: a plan on her own store account, then one on the shared
+        // account, which bob changes: her own runs on.
+        try await archive("alice-own", user: "alice", product: W.basic, original: "t-alice-own", at: -20 * day)
+        try await archive("alice-shared", user: "alice", product: W.basic, original: "t-alice-shared", at: -10 * day)
+        try await archive("bob-change", user: "bob", product: W.pro, original: "t-alice-shared", at: -day)
+        // carol: a plan refunded, then changed by bob: refunded it stays.
+        try await archive("carol", user: "carol", product: W.basic, original: "t-carol", at: -10 * day, refunded: true)
+        try await archive("bob-carols", user: "bob", product: W.pro, original: "t-carol", at: -day)
+        let engine = try await world.engine()
+
+        let alices = try await engine.entitlements(user: "alice").map(\.orderID)
+        XCTAssertEqual(alices, ["alice-own"])
+        var status = try await engine.subscriptionStatus(user: "alice")
+        XCTAssertEqual(status[W.group], .subscribed)
+        var info = try await engine.customerInfo(user: "alice")
+        XCTAssertEqual(info.entitlements.map(\.orderID), ["alice-own"])
+        XCTAssertEqual(info.subscriptions[W.group]?.status, .subscribed)
+
+        let carols = try await engine.entitlements(user: "carol")
+        XCTAssertEqual(carols, [])
+        status = try await engine.subscriptionStatus(user: "carol")
+        XCTAssertEqual(status[W.group], .revoked)
+        info = try await engine.customerInfo(user: "carol")
+        XCTAssertEqual(info.subscriptions[W.group]?.status, .revoked)
+    }
 }
