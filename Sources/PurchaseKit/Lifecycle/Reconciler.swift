@@ -33,7 +33,10 @@ import Foundation
 ///    waiting for assign names none, and hides none that does); flagged for
 ///    the app to assign while that tier has no user yet, or while two users
 ///    name it (a change between them is not here), counting the users of
-///    purchases in it whose receipts the server refused. A transaction of
+///    purchases in it whose receipts the server refused, or while another
+///    user's order of the product waits for a payment and the transaction
+///    carries no token (the change that order asked for, at the renewal
+///    date, may be it). A transaction of
 ///    another product than that tier begins a tier, by a change no order
 ///    here was matched to: flagged, whoever held the tier before. Flagged
 ///    too: a renewal carrying a token that neither an order here nor a
@@ -234,6 +237,14 @@ public struct Reconciler: Sendable {
             guard continuesTier else {
                 let waiting = orders.filter { waitsForPayment($0, of: transaction) }
                 return .ambiguous(candidateOrderIDs: waiting.map(\.id).sorted(), userID: nil)
+            }
+            // Without a token, while another user's order of the product waits
+            // for a payment (an Ask to Buy, say): the transaction may be that
+            // order's change at the renewal date, its token lost, after a
+            // change between them that is not here yet. Never followed.
+            if transaction.orderToken == nil,
+               let waiting = othersWaiting(for: transaction, orders: orders, currentUserID: holder.userID) {
+                return .ambiguous(candidateOrderIDs: waiting, userID: nil)
             }
             return .newOrder(userID: holder.userID, source: .renewal)
         }

@@ -129,7 +129,8 @@ struct InvariantChecker {
             await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
                                     firstCreditHere: firstCreditHere, revoked: revoked, into: &verdict)
             await checkPlansChangedByOthers(of: user, engine: app.engine, credits: allCredits, transactions: transactions,
-                                            deliveredHere: deliveredHere, firstCreditHere: firstCreditHere, into: &verdict)
+                                            revoked: revoked, deliveredHere: deliveredHere, firstCreditHere: firstCreditHere,
+                                            into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -184,9 +185,13 @@ struct InvariantChecker {
     /// subscription plan that another user's later change of the same
     /// subscription ended, once that change was credited and delivered on
     /// this device (on another device only, this one cannot know of it).
+    /// A change the store refunded is left out: its order here may have been
+    /// refused (a refund that reached the server before the delivery's
+    /// answer), and a refused change ends nothing here.
     private func checkPlansChangedByOthers(of user: String, engine: PurchaseEngine, credits: [Credit],
-                                           transactions: [String: StoreTransaction], deliveredHere: [String: Set<String>],
-                                           firstCreditHere: Int, into verdict: inout Verdict) async {
+                                           transactions: [String: StoreTransaction], revoked: Set<String>,
+                                           deliveredHere: [String: Set<String>], firstCreditHere: Int,
+                                           into verdict: inout Verdict) async {
         let creditedHere = Set(credits.dropFirst(firstCreditHere).map(\.transactionID))
         let now = world.clock.now
         guard let entitlements = try? await engine.entitlements(user: user) else { return }
@@ -194,6 +199,7 @@ struct InvariantChecker {
             guard let held = transactions[entitlement.transactionID] else { continue }
             let ended = credits.first { credit in
                 guard credit.userID != user, credit.originalTransactionID == held.originalID,
+                      !revoked.contains(credit.transactionID),
                       creditedHere.contains(credit.transactionID)
                         || deliveredHere[credit.userID]?.contains(credit.transactionID) == true,
                       let change = transactions[credit.transactionID] else { return false }

@@ -95,7 +95,13 @@ final class ReconcilerTests: XCTestCase {
     func testARenewalIsNeverMatchedToAWaitingOrderByTime() {
         let first = order("a", user: "alice", status: .completed, transactionID: "t1")
         let waiting = order("b", user: "bob")
+        // Never bob's order by time; while it waits, not alice's either
+        // without the token: it may be the change bob's order asked for
+        // (see ReconcilerTierChangeTests).
         XCTAssertEqual(reconciler.match(transaction("t2", originalID: "t1"), orders: [first, waiting], currentUserID: "bob"),
+                       .ambiguous(candidateOrderIDs: ["b"], userID: nil))
+        XCTAssertEqual(reconciler.match(transaction("t2", token: "tok-a", originalID: "t1"), orders: [first, waiting],
+                                        currentUserID: "bob"),
                        .newOrder(userID: "alice", source: .renewal))
     }
 

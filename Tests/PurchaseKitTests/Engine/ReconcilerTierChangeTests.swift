@@ -172,4 +172,26 @@ final class ReconcilerTierChangeTests: XCTestCase {
         XCTAssertEqual(reconciler.match(renewal, orders: own, currentUserID: "bob"),
                        .newOrder(userID: "alice", source: .renewal))
     }
+
+    func testARenewalWithoutATokenIsNotFollowedWhileAnotherUsersOrderOfItsTierWaits() {
+        // alice holds the monthly tier; bob asked for it too (Ask to Buy,
+        // his order waiting, its token lost), after a change to premium that
+        // has not reached this device: the monthly transaction at the
+        // renewal date may be bob's change.
+        var bobs = Order(id: "bob-monthly", productID: "plus.monthly", userID: "bob", token: "tok-bob", createdAt: t0)
+        bobs.status = .deferred
+        let renewal = inAlicesPurchase("r1", product: "plus.monthly", at: 30 * 86_400)
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, bobs], currentUserID: "alice"),
+                       .ambiguous(candidateOrderIDs: ["bob-monthly"], userID: nil))
+        // With the subscription's token it is alice's renewal, whoever waits.
+        var tokened = renewal
+        tokened.orderToken = "tok-monthly"
+        XCTAssertEqual(reconciler.match(tokened, orders: [alicesMonthly, bobs], currentUserID: "alice"),
+                       .newOrder(userID: "alice", source: .renewal))
+        // alice's own waiting order names nobody else: hers.
+        var alicesWaiting = bobs
+        alicesWaiting.userID = "alice"
+        XCTAssertEqual(reconciler.match(renewal, orders: [alicesMonthly, alicesWaiting], currentUserID: "bob"),
+                       .newOrder(userID: "alice", source: .renewal))
+    }
 }
