@@ -28,11 +28,12 @@ extension PurchaseEngine {
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceReadFailed`` when the orders cannot be read.
     public func entitlements(user userID: String) async throws -> [Entitlement] {
-        let delivered = try await deliveredOrders(of: userID)
+        let all = try await allOrders(of: userID)
+        let delivered = Self.delivered(all)
         let facts = await productFacts(for: delivered)
         let now = clock.now
         let nonRenewing = nonRenewingSubscriptions(of: userID, delivered: delivered, facts: facts)
-        let superseded = try await supersededSubscriptionOrders(of: userID)
+        let superseded = try await supersededSubscriptionOrders(of: userID, in: all)
         var result: [String: Entitlement] = [:]
         for order in delivered where !superseded.contains(order.id) {
             guard let transaction = order.transaction, let type = facts[order.id]?.type else { continue }
@@ -140,7 +141,12 @@ extension PurchaseEngine {
     }
 
     private func deliveredOrders(of userID: String) async throws -> [Order] {
-        try await allOrders(of: userID).filter { ($0.status == .delivered || $0.status == .completed) && !($0.transaction?.isRevoked ?? false) }
+        Self.delivered(try await allOrders(of: userID))
+    }
+
+    /// The delivered (or completed) orders among `orders` whose transaction the store did not take back.
+    private static func delivered(_ orders: [Order]) -> [Order] {
+        orders.filter { ($0.status == .delivered || $0.status == .completed) && !($0.transaction?.isRevoked ?? false) }
     }
 
     /// The product facts of `orders`, by order id, without ever throwing: what
@@ -176,8 +182,9 @@ extension PurchaseEngine {
     /// after `productFacts(for:)` has loaded the catalog the answer needs.
     /// Another user's change of one of the user's subscriptions (a store
     /// account shared) replaces it too: see `paidChangesByOtherUsers(of:in:)`.
-    func supersededSubscriptionOrders(of userID: String) async throws -> Set<String> {
-        let paid = try await allOrders(of: userID).filter { $0.transaction != nil && $0.status.isPaidForSupersession }
+    /// `orders`: every order of the user, as read once by the caller.
+    func supersededSubscriptionOrders(of userID: String, in orders: [Order]) async throws -> Set<String> {
+        let paid = orders.filter { $0.transaction != nil && $0.status.isPaidForSupersession }
         let changes = try await paidChangesByOtherUsers(of: userID, in: paid)
         let now = clock.now
         // The catalog as already loaded: the caller asked the store for what it

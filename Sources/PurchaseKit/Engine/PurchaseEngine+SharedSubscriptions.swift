@@ -39,10 +39,3 @@ extension PurchaseEngine {
         return changes
     }
 }
-
-extension OrderStatus {
-    /// Whether an order in this status replaces the earlier subscriptions of
-    /// its group: its transaction was delivered (and perhaps refunded since:
-    /// a refunded upgrade does not bring back the plan it replaced).
-    var isPaidForSupersession: Bool { self == .delivered || self == .completed || self == .revoked }
-}

@@ -30,6 +30,11 @@ public enum OrderStatus: String, Sendable, Hashable, Codable, CaseIterable, Comp
     /// Whether the user has paid and the engine still owes a delivery.
     public var owesDelivery: Bool { self == .purchased || self == .needsAttention }
 
+    /// Whether an order in this status replaces the earlier subscriptions of
+    /// its group: its transaction was delivered (and perhaps refunded since:
+    /// a refunded upgrade does not bring back the plan it replaced).
+    var isPaidForSupersession: Bool { self == .delivered || self == .completed || self == .revoked }
+
     /// Whether an order in this status may be moved to the archive: nothing is
     /// owed and nothing is waiting. Archived orders can still be found by id and
     /// by transaction id, and a refund can still revoke a completed one.

@@ -126,11 +126,9 @@ struct InvariantChecker {
         let transactions = Dictionary(await store.allTransactions().map { ($0.id, $0) }) { first, _ in first }
         let revoked = Set(transactions.values.filter(\.isRevoked).map(\.id))
         for user in users.sorted() where !user.isEmpty {
-            await checkEntitlements(of: user, engine: app.engine, credits: allCredits, deliveredHere: deliveredHere[user] ?? [],
-                                    firstCreditHere: firstCreditHere, revoked: revoked, into: &verdict)
-            await checkPlansChangedByOthers(of: user, engine: app.engine, credits: allCredits, transactions: transactions,
-                                            revoked: revoked, deliveredHere: deliveredHere, firstCreditHere: firstCreditHere,
-                                            into: &verdict)
+            await checkEntitlements(of: user, engine: app.engine, credits: allCredits, transactions: transactions,
+                                    deliveredHere: deliveredHere, firstCreditHere: firstCreditHere, revoked: revoked,
+                                    into: &verdict)
         }
         for case .success(let order) in results {
             let credited = order.transactionID.flatMap { credits[$0]?.first }
@@ -146,16 +144,19 @@ struct InvariantChecker {
     /// every unrevoked non-consumable delivered on this device still granted
     /// (whatever the order store pruned since); the consumable balance equal
     /// to the unrevoked units credited and delivered on this device.
-    private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit], deliveredHere: Set<String>,
+    private func checkEntitlements(of user: String, engine: PurchaseEngine, credits: [Credit],
+                                   transactions: [String: StoreTransaction], deliveredHere: [String: Set<String>],
                                    firstCreditHere: Int, revoked: Set<String>, into verdict: inout Verdict) async {
         let mine = credits.filter { $0.userID == user }
         // What this device delivered: credited since it was set up, or seen delivered in its store.
         let creditedHere = Set(credits.dropFirst(firstCreditHere).map(\.transactionID))
         func here(_ credit: Credit) -> Bool {
-            creditedHere.contains(credit.transactionID) || deliveredHere.contains(credit.transactionID)
+            creditedHere.contains(credit.transactionID) || deliveredHere[credit.userID]?.contains(credit.transactionID) == true
         }
         do {
             let entitlements = try await engine.entitlements(user: user)
+            checkPlansChangedByOthers(of: user, entitlements: entitlements, credits: credits, transactions: transactions,
+                                      revoked: revoked, here: here, into: &verdict)
             for entitlement in entitlements where !mine.contains(where: { $0.transactionID == entitlement.transactionID }) {
                 verdict.count(\.entitlementViolations, "end: \(user) is entitled to \(entitlement.productID) by uncredited transaction \(entitlement.transactionID)")
             }
@@ -188,20 +189,15 @@ struct InvariantChecker {
     /// A change the store refunded is left out: its order here may have been
     /// refused (a refund that reached the server before the delivery's
     /// answer), and a refused change ends nothing here.
-    private func checkPlansChangedByOthers(of user: String, engine: PurchaseEngine, credits: [Credit],
+    private func checkPlansChangedByOthers(of user: String, entitlements: [Entitlement], credits: [Credit],
                                            transactions: [String: StoreTransaction], revoked: Set<String>,
-                                           deliveredHere: [String: Set<String>], firstCreditHere: Int,
-                                           into verdict: inout Verdict) async {
-        let creditedHere = Set(credits.dropFirst(firstCreditHere).map(\.transactionID))
+                                           here: (Credit) -> Bool, into verdict: inout Verdict) {
         let now = world.clock.now
-        guard let entitlements = try? await engine.entitlements(user: user) else { return }
         for entitlement in entitlements where entitlement.productType == .autoRenewable {
             guard let held = transactions[entitlement.transactionID] else { continue }
             let ended = credits.first { credit in
                 guard credit.userID != user, credit.originalTransactionID == held.originalID,
-                      !revoked.contains(credit.transactionID),
-                      creditedHere.contains(credit.transactionID)
-                        || deliveredHere[credit.userID]?.contains(credit.transactionID) == true,
+                      !revoked.contains(credit.transactionID), here(credit),
                       let change = transactions[credit.transactionID] else { return false }
                 return Reconciler.isBefore(held, change) && change.purchaseDate <= now
             }
