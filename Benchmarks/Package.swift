@@ -20,9 +20,25 @@ let package = Package(
                 .product(name: "PurchaseKit", package: "PurchaseKit"),
                 .product(name: "PurchaseKitSimulator", package: "PurchaseKit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                "PurchaseRigs",
             ],
             path: "Benchmarks/PurchaseKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // What the benchmarks and the profiling tool share: the engine they
+        // run, the product they buy, the minimal payment queue.
+        .target(
+            name: "PurchaseRigs",
+            dependencies: [
+                .product(name: "PurchaseKit", package: "PurchaseKit"),
+                .product(name: "PurchaseKitSimulator", package: "PurchaseKit"),
+            ]
+        ),
+        // A round of purchases in a plain process, for valgrind and profilers
+        // (profile-instructions.sh).
+        .executableTarget(
+            name: "purchase-profile",
+            dependencies: ["PurchaseRigs", .product(name: "PurchaseKit", package: "PurchaseKit")]
         ),
     ],
     swiftLanguageModes: [.v6]

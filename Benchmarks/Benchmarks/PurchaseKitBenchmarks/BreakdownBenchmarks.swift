@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import PurchaseKit
+import PurchaseRigs
 
 /// What an in-memory purchase, 64 in flight, is made of, next to
 /// "Purchase, 64 in flight: InMemoryOrderStore" in the same run:

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import PurchaseKit
+import PurchaseRigs
 
 /// Item 2 of the benchmark plan: what durability costs. One durable file
 /// write (temporary file, `fsync`, rename, directory `fsync`) of one order's
@@ -78,8 +79,7 @@ enum DurabilityBenchmarks {
     }
 
     static func microseconds(_ duration: Duration) -> Int {
-        let parts = duration.components
-        return Int(parts.seconds) * 1_000_000 + Int(parts.attoseconds / 1_000_000_000_000)
+        PurchaseRounds.microseconds(duration)
     }
 }
 

@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 @_spi(Testing) import PurchaseKit
+import PurchaseRigs
 
 /// Items 1, 2 and 5 of the benchmark plan: end-to-end simulated purchases,
 /// one at a time and 64 in flight, on each order store.
@@ -142,47 +143,8 @@ struct PurchaseRig: Sendable {
 
     /// `total` purchases by `inFlight` users at once; returns each purchase's latency in microseconds.
     func purchaseConcurrently(total: Int, inFlight: Int) async throws -> [Int] {
-        let tickets = Tickets(total)
-        let engine = self.engine
-        let latencies = try await withThrowingTaskGroup(of: [Int].self) { group in
-            for worker in 0..<inFlight {
-                group.addTask {
-                    var mine: [Int] = []
-                    let clock = ContinuousClock()
-                    while tickets.take() {
-                        let start = clock.now
-                        let result = try await engine.purchase(productID: Fixtures.coins.id, user: "user-\(worker)")
-                        guard case .success = result else { throw BenchmarkFailure("A purchase did not succeed: \(result)") }
-                        mine.append(DurabilityBenchmarks.microseconds(start.duration(to: clock.now)))
-                    }
-                    return mine
-                }
-            }
-            var all: [Int] = []
-            for try await mine in group { all += mine }
-            return all
-        }
-        await engine.waitUntilIdle()
-        return latencies
+        try await PurchaseRounds.purchaseConcurrently(on: engine, total: total, inFlight: inFlight)
     }
 
     func close() { scratch.remove() }
-}
-
-/// A fixed number of tickets handed out to concurrent workers.
-///
-/// `@unchecked Sendable` is safe: the count is only touched under the lock.
-final class Tickets: @unchecked Sendable {
-    private let lock = NSLock()
-    private var left: Int
-
-    init(_ count: Int) { left = count }
-
-    func take() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard left > 0 else { return false }
-        left -= 1
-        return true
-    }
 }

@@ -1,13 +1,12 @@
 import Foundation
 @_spi(Testing) import PurchaseKit
 import PurchaseKitSimulator
+import PurchaseRigs
 
 /// The products and orders the benchmarks use.
 enum Fixtures {
-    /// A consumable: buying it again always charges again, so every purchase
-    /// runs the whole lifecycle (an owned non-consumable would be re-delivered).
-    static let coins = StoreProduct(id: "com.example.coins.100", type: .consumable, displayName: "100 coins",
-                               price: Decimal(string: "0.99")!)
+    /// A consumable (``PurchaseRounds/coins``): every purchase runs the whole lifecycle.
+    static let coins = PurchaseRounds.coins
 
     static let start = Date(timeIntervalSince1970: 1_767_225_600)
 
@@ -31,17 +30,9 @@ enum Fixtures {
         return order.fixture(status: .purchased, paymentFinishedAt: order.updatedAt, transaction: transaction)
     }
 
-    /// The engine configuration every purchase benchmark uses: the simulated
-    /// store with no latency, the verifier that always delivers, and the
-    /// library's defaults for everything else (timeouts, retry policy, UUID
-    /// order ids).
-    /// `queue` replaces the simulated store (see ``MinimalPaymentQueue``).
+    /// The engine every purchase benchmark uses (``PurchaseRounds/engine(store:maximumConcurrentPurchases:queue:)``).
     static func engine(store: any OrderStore, maximumConcurrentPurchases: Int,
                        queue: (any PaymentQueue)? = nil) throws -> PurchaseEngine {
-        let clock = SystemClock()
-        let queue = queue ?? SimulatedPaymentQueue(products: [coins], clock: clock, seed: 1)
-        return try PurchaseEngine(configuration: .init(
-            paymentQueue: queue, receiptVerifier: AlwaysDeliverVerifier(), orderStore: store,
-            clock: clock, limits: .init(maximumConcurrentPurchases: maximumConcurrentPurchases)))
+        try PurchaseRounds.engine(store: store, maximumConcurrentPurchases: maximumConcurrentPurchases, queue: queue)
     }
 }

@@ -11,24 +11,24 @@ import PurchaseKit
 /// Its calls run where they are called from (`nonisolated(nonsending)`), as
 /// `InMemoryOrderStore`'s do. `@unchecked Sendable` is safe: the observer and
 /// the counter are only touched under the lock.
-final class MinimalPaymentQueue: PaymentQueue, @unchecked Sendable {
+public final class MinimalPaymentQueue: PaymentQueue, @unchecked Sendable {
     private let products: [StoreProduct]
     private let lock = NSLock()
     private weak var observer: (any PaymentQueueObserver)?
     private var lastTransaction = 0
 
-    init(products: [StoreProduct]) {
+    public init(products: [StoreProduct]) {
         self.products = products
     }
 
-    nonisolated(nonsending) func products(for identifiers: Set<String>) async throws -> ProductsResponse {
+    public nonisolated(nonsending) func products(for identifiers: Set<String>) async throws -> ProductsResponse {
         ProductsResponse(products: products.filter { identifiers.contains($0.id) },
                          invalidProductIDs: identifiers.filter { id in !products.contains { $0.id == id } }.sorted())
     }
 
-    nonisolated(nonsending) func canMakePayments() async -> Bool { true }
+    public nonisolated(nonsending) func canMakePayments() async -> Bool { true }
 
-    nonisolated(nonsending) func add(_ payment: Payment) async throws {
+    public nonisolated(nonsending) func add(_ payment: Payment) async throws {
         let (observer, number) = lock.withLock { () -> ((any PaymentQueueObserver)?, Int) in
             lastTransaction += 1
             return (self.observer, lastTransaction)
@@ -44,17 +44,17 @@ final class MinimalPaymentQueue: PaymentQueue, @unchecked Sendable {
         ])
     }
 
-    nonisolated(nonsending) func finish(transactionID: String) async throws {}
+    public nonisolated(nonsending) func finish(transactionID: String) async throws {}
 
-    nonisolated(nonsending) func restoreCompletedTransactions() async throws -> [StoreTransaction] { [] }
+    public nonisolated(nonsending) func restoreCompletedTransactions() async throws -> [StoreTransaction] { [] }
 
-    nonisolated(nonsending) func attach(_ observer: any PaymentQueueObserver) async {
+    public nonisolated(nonsending) func attach(_ observer: any PaymentQueueObserver) async {
         lock.withLock { self.observer = observer }
     }
 
-    nonisolated(nonsending) func revokedTransactions() async throws -> [StoreTransaction] { [] }
+    public nonisolated(nonsending) func revokedTransactions() async throws -> [StoreTransaction] { [] }
 
-    nonisolated(nonsending) func requestRefund(transactionID: String) async throws -> RefundRequestStatus { .submitted }
+    public nonisolated(nonsending) func requestRefund(transactionID: String) async throws -> RefundRequestStatus { .submitted }
 
-    nonisolated(nonsending) func isEligibleForIntroOffer(groupID: String) async -> Bool? { nil }
+    public nonisolated(nonsending) func isEligibleForIntroOffer(groupID: String) async -> Bool? { nil }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import PurchaseKit
+import PurchaseRigs
+
+// A round of purchases, 64 in flight, in a plain process: what
+// `profile-instructions.sh` counts the instructions of under valgrind, and
+// what a profiler (perf, callgrind) can be pointed at. The same rig as the
+// benchmark "Purchase, 64 in flight: InMemoryOrderStore".
+//
+//   purchase-profile [--purchases N] [--in-flight K] [--queue simulated|minimal] [--journal DIRECTORY]
+//
+// It prints the CPU time and wall time a purchase took. Run it pinned to one
+// core (`taskset -c 0`) to compare with the benchmarks, whose harness leaves
+// the engine one thread (Benchmarks/README.md).
+
+struct Options {
+    var purchases = 2_000
+    var inFlight = 64
+    var minimalQueue = false
+    var journal: URL?
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw RigFailure("\(flag) needs a value.") }
+            switch flag {
+            case "--purchases": purchases = try Self.count(value, flag)
+            case "--in-flight": inFlight = try Self.count(value, flag)
+            case "--queue":
+                guard value == "simulated" || value == "minimal" else {
+                    throw RigFailure("--queue is 'simulated' or 'minimal', not '\(value)'.")
+                }
+                minimalQueue = value == "minimal"
+            case "--journal": journal = URL(fileURLWithPath: value, isDirectory: true)
+            default: throw RigFailure("Unknown option \(flag). Options: --purchases N, --in-flight K, --queue simulated|minimal, --journal DIRECTORY.")
+            }
+        }
+    }
+
+    private static func count(_ value: String, _ flag: String) throws -> Int {
+        guard let number = Int(value), number > 0 else { throw RigFailure("\(flag) takes a positive whole number, not '\(value)'.") }
+        return number
+    }
+}
+
+func processCPUNanoseconds() -> UInt64 {
+    var time = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+func run(_ options: Options) async throws -> String {
+    let store: any OrderStore
+    if let directory = options.journal {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try JournalOrderStore(directory: directory)
+    } else {
+        store = InMemoryOrderStore()
+    }
+    let queue: (any PaymentQueue)? = options.minimalQueue ? MinimalPaymentQueue(products: [PurchaseRounds.coins]) : nil
+    let engine = try PurchaseRounds.engine(store: store, maximumConcurrentPurchases: options.inFlight, queue: queue)
+    try await engine.start()
+    let wallStart = ContinuousClock.now
+    let cpuStart = processCPUNanoseconds()
+    _ = try await PurchaseRounds.purchaseConcurrently(on: engine, total: options.purchases, inFlight: options.inFlight)
+    let cpu = Double(processCPUNanoseconds() - cpuStart) / 1_000 / Double(options.purchases)
+    let wall = Double(PurchaseRounds.microseconds(wallStart.duration(to: .now))) / Double(options.purchases)
+    await engine.shutdown()
+    let what = "\(options.purchases) purchases, \(options.inFlight) in flight, "
+        + (options.minimalQueue ? "minimal payment queue" : "simulated store") + ", "
+        + (options.journal == nil ? "InMemoryOrderStore" : "JournalOrderStore")
+    return what + String(format: ": %.1f μs of CPU and %.1f μs of wall time a purchase", cpu, wall)
+}
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("purchase-profile: \(error)\n".utf8))
+    exit(2)
+}
+// The purchases run off the main thread, which waits for them.
+let finished = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var outcome: Result<String, any Error> = .failure(RigFailure("The round did not run."))
+Task.detached {
+    do { outcome = .success(try await run(options)) } catch { outcome = .failure(error) }
+    finished.signal()
+}
+finished.wait()
+switch outcome {
+case .success(let line): print(line)
+case .failure(let error):
+    FileHandle.standardError.write(Data("purchase-profile: \(error)\n".utf8))
+    exit(1)
+}
