@@ -29,7 +29,11 @@ trap 'rm -rf "$work"' EXIT
 # The self cost of every function, one line each: instructions, then the
 # function's name and the library it is in.
 profile() {
-    valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" "$binary" --purchases "$1" "${@:2}" >"$work/$1.txt" 2>/dev/null
+    if ! valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" "$binary" --purchases "$1" "${@:2}" \
+        >"$work/$1.txt" 2>"$work/$1.err"; then
+        grep -v '^==' "$work/$1.err" >&2
+        exit 1
+    fi
     callgrind_annotate --auto=no --threshold=100 "$work/$1.out" 2>/dev/null |
         awk '/^ *[0-9,]+ \( *[0-9.]+%\)  / && !/PROGRAM TOTALS/ { gsub(",", "", $1); print }' >"$work/$1.self"
 }

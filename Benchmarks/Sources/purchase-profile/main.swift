@@ -9,7 +9,9 @@ import PurchaseRigs
 //
 //   purchase-profile [--purchases N] [--in-flight K] [--queue simulated|minimal] [--journal DIRECTORY]
 //
-// It prints the CPU time and wall time a purchase took. Run it pinned to one
+// With --journal, the orders go to a new JournalOrderStore in a folder of
+// its own inside DIRECTORY, removed at the end. It prints the CPU time and
+// wall time a purchase took. Run it pinned to one
 // core (`taskset -c 0`) to compare with the benchmarks, whose harness leaves
 // the engine one thread (Benchmarks/README.md).
 
@@ -51,9 +53,14 @@ func processCPUNanoseconds() -> UInt64 {
 
 func run(_ options: Options) async throws -> String {
     let store: any OrderStore
-    if let directory = options.journal {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try JournalOrderStore(directory: directory)
+    // A journal of its own in the folder given, removed at the end: a store
+    // that held another run's orders holds transaction ids the simulated
+    // store, which starts counting again, would hand out a second time.
+    let scratch = options.journal?.appendingPathComponent("purchase-profile-\(UUID().uuidString)", isDirectory: true)
+    defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+    if let scratch {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        store = try JournalOrderStore(directory: scratch)
     } else {
         store = InMemoryOrderStore()
     }
