@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Instructions an in-memory purchase costs, 64 in flight, counted by valgrind
-# (callgrind), and what they go to. Unlike a time, the count is the same on a
-# busy machine and an idle one, run after run, so a change of a few per cent
-# shows. Two rounds are counted, of N and 3N purchases; their difference
-# over 2N leaves out the process's start, the engine's launch and the
-# catalog's load.
+# (callgrind), and what they go to. A busy machine does not change the count;
+# random ids and the threads' interleaving move it by a few per cent (see
+# Benchmarks/README.md: take the median of three). Two rounds are counted, of
+# N and 3N purchases; their difference over 2N leaves out the process's
+# start, the engine's launch and the catalog's load.
 #
 #   Benchmarks/profile-instructions.sh [N] [purchase-profile options]
 #

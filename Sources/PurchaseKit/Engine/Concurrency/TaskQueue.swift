@@ -79,7 +79,14 @@ struct TaskQueue {
     mutating func endHanding(_ key: Key, orderID: String) -> [CheckedContinuation<Bool, Never>] {
         guard handing[key] == orderID else { return [] }
         handing[key] = nil
-        return inFlight.contains(key) ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+        return inFlight.contains(key) ? [] : wakeKeyWaiters(key)
+    }
+
+    /// Takes out the calls waiting for `key`; almost always none wait, and
+    /// then the table is not looked up.
+    private mutating func wakeKeyWaiters(_ key: Key) -> [CheckedContinuation<Bool, Never>] {
+        guard !keyWaiters.isEmpty else { return [] }
+        return (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
     }
 
     /// How many calls wait for their turn, for their key or for a slot.
@@ -98,7 +105,7 @@ struct TaskQueue {
     /// Ends a purchase call: frees its key and slot, and returns whom to wake.
     mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
         inFlight.remove(key)
-        var wake = handing[key] != nil ? [] : (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
+        var wake = handing[key] != nil ? [] : wakeKeyWaiters(key)
         if hadSlot {
             running -= 1
             if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }
