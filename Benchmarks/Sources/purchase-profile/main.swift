@@ -24,6 +24,9 @@ struct Options {
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            guard Self.flags.contains(flag) else {
+                throw RigFailure("Unknown option \(flag). \(Self.usage)")
+            }
             guard let value = rest.popFirst() else { throw RigFailure("\(flag) needs a value.") }
             switch flag {
             case "--purchases": purchases = try Self.count(value, flag)
@@ -34,10 +37,13 @@ struct Options {
                 }
                 minimalQueue = value == "minimal"
             case "--journal": journal = URL(fileURLWithPath: value, isDirectory: true)
-            default: throw RigFailure("Unknown option \(flag). Options: --purchases N, --in-flight K, --queue simulated|minimal, --journal DIRECTORY.")
+            default: throw RigFailure(Self.usage)
             }
         }
     }
+
+    static let flags: Set<String> = ["--purchases", "--in-flight", "--queue", "--journal"]
+    static let usage = "Usage: purchase-profile [--purchases N] [--in-flight K] [--queue simulated|minimal] [--journal DIRECTORY]"
 
     private static func count(_ value: String, _ flag: String) throws -> Int {
         guard let number = Int(value), number > 0 else { throw RigFailure("\(flag) takes a positive whole number, not '\(value)'.") }
@@ -59,7 +65,11 @@ func run(_ options: Options) async throws -> String {
     let scratch = options.journal?.appendingPathComponent("purchase-profile-\(UUID().uuidString)", isDirectory: true)
     defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
     if let scratch {
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        } catch {
+            throw RigFailure("No folder for the journal could be made at \(scratch.path): \(error.localizedDescription)")
+        }
         store = try JournalOrderStore(directory: scratch)
     } else {
         store = InMemoryOrderStore()
@@ -79,6 +89,10 @@ func run(_ options: Options) async throws -> String {
     return what + String(format: ": %.1f μs of CPU and %.1f μs of wall time a purchase", cpu, wall)
 }
 
+if CommandLine.arguments.dropFirst().contains("--help") {
+    print(Options.usage)
+    exit(0)
+}
 let options: Options
 do {
     options = try Options(Array(CommandLine.arguments.dropFirst()))

@@ -34,31 +34,49 @@ final class KeyedLocksTests: XCTestCase {
         XCTAssertTrue(locks.tryAcquire("order-4999"), "a freed key can be taken again")
     }
 
-    func testAReleaseHandsTheLockToTheFirstWaiterInTurn() async {
+    func testAReleaseHandsTheLockToTheFirstWaiterOfItsKeyInTurn() async throws {
         let locks = Locked(KeyedLocks())
         let order = Locked<[String]>([])
         XCTAssertTrue(locks.withLock { $0.tryAcquire("a") })
-        let first = Task {
-            await withCheckedContinuation { continuation in locks.withLock { $0.enqueue("a", continuation) } }
-            order.withLock { $0.append("first") }
+        XCTAssertTrue(locks.withLock { $0.tryAcquire("b") })
+        func waiter(_ key: String, _ name: String) -> Task<Void, Never> {
+            Task {
+                await withCheckedContinuation { continuation in locks.withLock { $0.enqueue(key, continuation) } }
+                order.withLock { $0.append(name) }
+            }
         }
-        while locks.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
-        let second = Task {
-            await withCheckedContinuation { continuation in locks.withLock { $0.enqueue("a", continuation) } }
-            order.withLock { $0.append("second") }
+        let first = waiter("a", "first on a")
+        try await waitUntil { locks.withLock { $0.waitingCount } == 1 }
+        let second = waiter("a", "second on a")
+        try await waitUntil { locks.withLock { $0.waitingCount } == 2 }
+        let onB = waiter("b", "on b")
+        try await waitUntil { locks.withLock { $0.waitingCount } == 3 }
+
+        // Each release wakes one waiter of its own key, first come first served.
+        for (key, expected) in [("a", ["first on a"]), ("b", ["first on a", "on b"]), ("a", ["first on a", "on b", "second on a"])] {
+            let next = locks.withLock { $0.release(key) }
+            XCTAssertNotNil(next, "a waiter of \(key) takes the lock")
+            XCTAssertFalse(locks.withLock { $0.tryAcquire(key) }, "handed over, not freed: nobody barges in")
+            next?.resume()
+            try await waitUntil { order.withLock { $0.count } == expected.count }
+            XCTAssertEqual(order.withLock { $0 }, expected)
         }
-        while locks.withLock({ $0.waitingCount }) < 2 { await Task.yield() }
-        let handedToFirst = locks.withLock { $0.release("a") }
-        XCTAssertNotNil(handedToFirst)
-        XCTAssertFalse(locks.withLock { $0.tryAcquire("a") }, "handed over, not freed: nobody barges in")
-        handedToFirst?.resume()
         await first.value
-        let handedToSecond = locks.withLock { $0.release("a") }
-        XCTAssertNotNil(handedToSecond)
-        handedToSecond?.resume()
         await second.value
-        XCTAssertEqual(order.withLock { $0 }, ["first", "second"])
+        await onB.value
         XCTAssertNil(locks.withLock { $0.release("a") }, "the last holder frees it")
+        XCTAssertNil(locks.withLock { $0.release("b") })
         XCTAssertTrue(locks.withLock { $0.tryAcquire("a") })
+        XCTAssertTrue(locks.withLock { $0.tryAcquire("b") })
+    }
+
+    /// Yields until `condition` holds; fails, instead of hanging, after many tries.
+    private func waitUntil(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
+        for _ in 0..<100_000 {
+            if condition() { return }
+            await Task.yield()
+        }
+        XCTFail("The condition never held", file: file, line: line)
+        throw CancellationError()
     }
 }
