@@ -51,12 +51,6 @@ struct Options {
     }
 }
 
-func processCPUNanoseconds() -> UInt64 {
-    var time = timespec()
-    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
 func run(_ options: Options) async throws -> String {
     let store: any OrderStore
     // A journal of its own in the folder given, removed at the end: a store
@@ -78,9 +72,9 @@ func run(_ options: Options) async throws -> String {
     let engine = try PurchaseRounds.engine(store: store, maximumConcurrentPurchases: options.inFlight, queue: queue)
     try await engine.start()
     let wallStart = ContinuousClock.now
-    let cpuStart = processCPUNanoseconds()
+    let cpuStart = ProcessCPUTime.nanoseconds()
     _ = try await PurchaseRounds.purchaseConcurrently(on: engine, total: options.purchases, inFlight: options.inFlight)
-    let cpu = Double(processCPUNanoseconds() - cpuStart) / 1_000 / Double(options.purchases)
+    let cpu = Double(ProcessCPUTime.nanoseconds() - cpuStart) / 1_000 / Double(options.purchases)
     let wall = Double(PurchaseRounds.microseconds(wallStart.duration(to: .now))) / Double(options.purchases)
     await engine.shutdown()
     let what = "\(options.purchases) purchases, \(options.inFlight) in flight, "
