@@ -9,5 +9,6 @@ let benchmarks: @Sendable () -> Void = {
     FloorBenchmarks.register()
     RecoveryBenchmarks.register()
     SaveBenchmarks.register()
+    ReadBenchmarks.register()
     FaultSimulationBenchmarks.register()
 }

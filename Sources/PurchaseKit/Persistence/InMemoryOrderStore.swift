@@ -3,13 +3,18 @@
 ///
 /// A class behind one lock rather than an actor: every call is a few
 /// dictionary operations, so it runs on the caller's thread instead of
-/// hopping to an executor of its own and back.
+/// hopping to an executor of its own and back. A user's orders are found
+/// through an index, not by looking at every order: reading one user's
+/// customer info costs the same with a thousand orders stored or a hundred
+/// thousand.
 public final class InMemoryOrderStore: OrderStore, Sendable {
     private struct State: Sendable {
         var open: [String: Order] = [:]
         var archived: [String: Order] = [:]
         var byTransaction: [String: String] = [:]
         var byToken: [String: String] = [:]
+        /// The ids of every order, open or archived, of each user.
+        var byUser: [String: Set<String>] = [:]
         var purchases = PurchaseIndex()
         var spendsByUser: [String: [String: ConsumableSpend]] = [:]
         var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
@@ -21,6 +26,7 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             var old = open.updateValue(order, forKey: order.id)
             if old == nil { old = archived.removeValue(forKey: order.id) }
             if let old { unlink(old, keeping: order) }
+            if old?.userID != order.userID { byUser[order.userID, default: []].insert(order.id) }
             // Most saves move an order along without a new token or transaction: those links stand.
             if let transactionID = order.transactionID, transactionID != old?.transactionID || byTransaction[transactionID] != order.id {
                 byTransaction[transactionID] = order.id
@@ -43,6 +49,15 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if old.laterTransactionOriginalID != new?.laterTransactionOriginalID {
                 purchases.unlink(old.id, original: old.laterTransactionOriginalID)
             }
+            if old.userID != new?.userID, var ids = byUser.removeValue(forKey: old.userID) {
+                ids.remove(old.id)
+                if !ids.isEmpty { byUser[old.userID] = ids }
+            }
+        }
+
+        /// The user's orders, open and archived (or open only), oldest first.
+        func orders(forUser userID: String, openOnly: Bool) -> [Order] {
+            (byUser[userID] ?? []).compactMap { openOnly ? open[$0] : order(id: $0) }.sorted(by: Order.creationOrder)
         }
 
         func orders(originalTransactionID original: String) -> [Order] {
@@ -58,12 +73,8 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
     /// Creates an empty store, or one holding `orders` as open orders.
     public init(orders: [Order] = []) {
         var state = State()
-        for order in orders {
-            state.open[order.id] = order
-            if let transactionID = order.transactionID { state.byTransaction[transactionID] = order.id }
-            if let token = order.token { state.byToken[token] = order.id }
-            state.purchases.link(order.id, original: order.laterTransactionOriginalID)
-        }
+        // As saves, one after the other: of two orders with one id, the later stands.
+        for order in orders { state.insert(order) }
         self.state = Locked(state)
     }
 
@@ -76,11 +87,11 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
     }
 
     public func openOrders(forUser userID: String) async -> [Order] {
-        state.withLock { $0.open.values.filter { $0.userID == userID } }.sorted(by: Order.creationOrder)
+        state.withLock { $0.orders(forUser: userID, openOnly: true) }
     }
 
     public func orders(forUser userID: String) async -> [Order] {
-        state.withLock { $0.open.values.filter { $0.userID == userID } + $0.archived.values.filter { $0.userID == userID } }.sorted(by: Order.creationOrder)
+        state.withLock { $0.orders(forUser: userID, openOnly: false) }
     }
 
     public func order(id: String) async -> Order? {

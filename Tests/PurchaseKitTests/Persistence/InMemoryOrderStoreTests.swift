@@ -176,4 +176,74 @@ final class InMemoryOrderStoreTests: XCTestCase {
         let open = await store.loadOpenOrders().orders.map(\.id)
         XCTAssertEqual(open, ["a", "b"])
     }
+
+    func testOrdersForUserFollowSavesArchivesRemovalsAndAChangedUser() async throws {
+        let store = InMemoryOrderStore()
+        await store.save(order("a", user: "user-1", at: 3))
+        await store.save(order("b", user: "user-1", status: .completed, at: 1))
+        try await store.archive(orderID: "b")
+        await store.save(order("c", user: "user-2", at: 2))
+        var ids = await store.orders(forUser: "user-1").map(\.id)
+        XCTAssertEqual(ids, ["b", "a"])
+        ids = await store.openOrders(forUser: "user-1").map(\.id)
+        XCTAssertEqual(ids, ["a"])
+
+        // Saved again from the archive: still one order of user-1.
+        await store.save(order("b", user: "user-1", status: .revoked, at: 1))
+        ids = await store.orders(forUser: "user-1").map(\.id)
+        XCTAssertEqual(ids, ["b", "a"])
+        ids = await store.openOrders(forUser: "user-1").map(\.id)
+        XCTAssertEqual(ids, ["b", "a"])
+
+        // Saved under another user: it moves.
+        await store.save(order("b", user: "user-2", status: .revoked, at: 1))
+        ids = await store.orders(forUser: "user-1").map(\.id)
+        XCTAssertEqual(ids, ["a"])
+        ids = await store.orders(forUser: "user-2").map(\.id)
+        XCTAssertEqual(ids, ["b", "c"])
+
+        await store.remove(orderID: "a")
+        let none = await store.orders(forUser: "user-1")
+        XCTAssertTrue(none.isEmpty)
+        ids = await store.orders(forUser: "user-2").map(\.id)
+        XCTAssertEqual(ids, ["b", "c"])
+    }
+
+    func testInitialOrdersWithOneIDKeepTheLaterForItsUser() async throws {
+        let store = InMemoryOrderStore(orders: [order("x", user: "user-1", at: 1), order("x", user: "user-2", at: 1)])
+        let first = await store.orders(forUser: "user-1")
+        let second = await store.orders(forUser: "user-2").map(\.userID)
+        XCTAssertTrue(first.isEmpty)
+        XCTAssertEqual(second, ["user-2"])
+    }
+
+    /// The user index against a full scan, after every step of a random
+    /// history of saves (new, again, under another user, from the archive),
+    /// archives and removals.
+    func testOrdersForUserMatchAFullScanOverARandomHistory() async throws {
+        let store = InMemoryOrderStore()
+        var random = SeededRandomNumberGenerator(seed: 7)
+        let users = ["user-1", "user-2", "user-3"]
+        let statuses: [OrderStatus] = [.created, .purchasing, .purchased, .delivered, .completed, .revoked]
+        for step in 0..<1_500 {
+            let id = "order-\(Int.random(in: 0..<25, using: &random))"
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6:
+                await store.save(order(id, user: users.randomElement(using: &random)!, status: statuses.randomElement(using: &random)!,
+                                       at: Double(Int.random(in: 0..<40, using: &random))))
+            case 6..<9:
+                try? await store.archive(orderID: id)
+            default:
+                await store.remove(orderID: id)
+            }
+            let all = await store.allOrders()
+            let open = await store.loadOpenOrders().orders
+            for user in users {
+                let indexed = await store.orders(forUser: user)
+                let indexedOpen = await store.openOrders(forUser: user)
+                XCTAssertEqual(indexed, all.filter { $0.userID == user }, "step \(step), \(user)")
+                XCTAssertEqual(indexedOpen, open.filter { $0.userID == user }, "step \(step), \(user)")
+            }
+        }
+    }
 }
