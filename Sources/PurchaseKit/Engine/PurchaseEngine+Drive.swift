@@ -3,7 +3,7 @@ import Foundation
 extension PurchaseEngine {
     func lockOrder(_ orderID: String) async {
         if orderLocks.tryAcquire(orderID) { return }
-        await withCheckedContinuation { orderLocks.enqueue(orderID, $0) }
+        await suspend { orderLocks.enqueue(orderID, $0) }
     }
 
     func unlockOrder(_ orderID: String) {

@@ -94,7 +94,7 @@ extension PurchaseEngine {
         let starter = configuration.taskStarter
         let woken = await withTaskCancellationHandler {
             // Names `self`, so that the closure runs on the engine's actor.
-            await withCheckedContinuation { self.taskQueue.wait(for: turn, TaskQueue.Waiter(id: id, continuation: $0)) }
+            await suspend { self.taskQueue.wait(for: turn, TaskQueue.Waiter(id: id, continuation: $0)) }
         } onCancel: { [weak self] in
             starter.start { [weak self] in await self?.stopWaiting(id) }
         }
@@ -320,7 +320,7 @@ extension PurchaseEngine {
         if let answer = calls.takeEarlyAnswer(orderID) { return try answer.get() }
         let starter = configuration.taskStarter
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await suspendThrowing { continuation in
                 calls.suspend(orderID, on: continuation, unknown: .callCancelled(orderID: orderID))?.resume()
                 if Task.isCancelled { resolveWaiter(orderID: orderID, with: .failure(.callCancelled(orderID: orderID))) }
             }

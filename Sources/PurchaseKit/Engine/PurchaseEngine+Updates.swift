@@ -30,7 +30,7 @@ extension PurchaseEngine {
 
     private func enterGate(_ claim: UpdateGate.Claim) async {
         if updateGate.tryEnter(claim) { return }
-        await withCheckedContinuation { updateGate.wait(claim, $0) }
+        await suspend { updateGate.wait(claim, $0) }
     }
 
     private func leaveGate(_ claim: UpdateGate.Claim) {

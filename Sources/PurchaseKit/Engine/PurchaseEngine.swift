@@ -30,7 +30,7 @@ public actor PurchaseEngine {
     var started = false
     /// The second and later ``start()`` calls made while the first one
     /// loads; nil when no launch is under way.
-    var launchWaiters: [CheckedContinuation<OrderLoadReport, any Error>]?
+    var launchWaiters: [Suspension<OrderLoadReport, any Error>]?
     /// Set by ``shutdown()``: no timer, work or store update is taken on after it.
     var isShutDown = false
     var currentUserID: String?
@@ -154,7 +154,7 @@ public actor PurchaseEngine {
         // be saved `failed`), and both attached and recovered.
         if launchWaiters != nil {
             log(.debug, "start() called while the engine starts; it waits for that launch")
-            return try await withCheckedThrowingContinuation { launchWaiters?.append($0) }
+            return try await suspendThrowing { launchWaiters?.append($0) }
         }
         launchWaiters = []
         let result: Result<OrderLoadReport, any Error>

@@ -41,7 +41,7 @@ final class KeyedLocksTests: XCTestCase {
         XCTAssertTrue(locks.withLock { $0.tryAcquire("b") })
         func waiter(_ key: String, _ name: String) -> Task<Void, Never> {
             Task {
-                await withCheckedContinuation { continuation in locks.withLock { $0.enqueue(key, continuation) } }
+                await suspend { continuation in locks.withLock { $0.enqueue(key, continuation) } }
                 order.withLock { $0.append(name) }
             }
         }

@@ -42,13 +42,13 @@ final class UpdateGateTests: XCTestCase {
         // An exclusive claim waits for the keyed holder; a later keyed claim on
         // another key must queue behind it, not slip past.
         let exclusive = Task {
-            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.exclusive, continuation) } }
+            await suspend { continuation in gate.withLock { $0.wait(.exclusive, continuation) } }
             order.withLock { $0.append("exclusive") }
         }
         while gate.withLock({ $0.waitingCount }) < 1 { await Task.yield() }
         XCTAssertFalse(gate.withLock { $0.tryEnter(.keys([.token("b")])) }, "nobody overtakes a waiter")
         let keyed = Task {
-            await withCheckedContinuation { continuation in gate.withLock { $0.wait(.keys([.token("b")]), continuation) } }
+            await suspend { continuation in gate.withLock { $0.wait(.keys([.token("b")]), continuation) } }
             order.withLock { $0.append("keyed") }
         }
         // Both wait before the holder leaves.

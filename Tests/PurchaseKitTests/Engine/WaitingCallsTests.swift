@@ -25,7 +25,7 @@ final class WaitingCallsTests: XCTestCase {
     func testASuspendedCallIsResumedOnceWithTheFirstAnswer() async throws {
         var calls = WaitingCalls()
         calls.open("o")
-        let result = try await withCheckedThrowingContinuation { continuation in
+        let result = try await suspendThrowing { continuation in
             XCTAssertNil(calls.suspend("o", on: continuation, unknown: self.late))
             XCTAssertTrue(calls.isSuspended("o"))
             let first = calls.answer("o", with: .success(.success(order)))
@@ -41,7 +41,7 @@ final class WaitingCallsTests: XCTestCase {
         calls.open("o")
         _ = calls.answer("o", with: .failure(late))
         do {
-            _ = try await withCheckedThrowingContinuation { continuation in
+            _ = try await suspendThrowing { continuation in
                 calls.suspend("o", on: continuation, unknown: self.late)?.resume()
             }
             XCTFail("expected the early failure")

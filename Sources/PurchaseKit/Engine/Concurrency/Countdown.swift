@@ -3,7 +3,7 @@
 final class Countdown: Sendable {
     private struct State {
         var remaining: Int
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: Suspension<Void, Never>?
     }
 
     private let state: Locked<State>
@@ -14,7 +14,7 @@ final class Countdown: Sendable {
 
     /// One job ended (or will never run). The last one wakes the waiter.
     func jobEnded() {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { s -> Suspension<Void, Never>? in
             s.remaining -= 1
             guard s.remaining <= 0 else { return nil }
             defer { s.waiter = nil }
@@ -28,7 +28,7 @@ final class Countdown: Sendable {
 
     /// Returns once every job has ended. Call it once.
     func wait() async {
-        await withCheckedContinuation { continuation in
+        await suspend { continuation in
             let done = state.withLock { s -> Bool in
                 if s.remaining > 0 { s.waiter = continuation }
                 return s.remaining <= 0

@@ -5,7 +5,7 @@
 /// next waiter so nobody can barge in between.
 struct KeyedLocks {
     private var held: Set<String> = []
-    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    private var waiters: [String: [Suspension<Void, Never>]] = [:]
 
     /// How many calls wait for a lock.
     var waitingCount: Int { waiters.values.reduce(0) { $0 + $1.count } }
@@ -16,12 +16,12 @@ struct KeyedLocks {
     }
 
     /// Queues a waiter for a held lock.
-    mutating func enqueue(_ key: String, _ continuation: CheckedContinuation<Void, Never>) {
+    mutating func enqueue(_ key: String, _ continuation: Suspension<Void, Never>) {
         waiters[key, default: []].append(continuation)
     }
 
     /// Releases the lock, or hands it to the next waiter, who must then be resumed.
-    mutating func release(_ key: String) -> CheckedContinuation<Void, Never>? {
+    mutating func release(_ key: String) -> Suspension<Void, Never>? {
         // Almost always nobody waits: then the queue is not looked up.
         if !waiters.isEmpty, var queue = waiters[key], !queue.isEmpty {
             let next = queue.removeFirst()

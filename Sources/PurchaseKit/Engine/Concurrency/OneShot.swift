@@ -3,7 +3,7 @@
 final class OneShot<Value: Sendable>: Sendable {
     private struct State {
         var result: Result<Value, any Error>?
-        var waiter: CheckedContinuation<Value, any Error>?
+        var waiter: Suspension<Value, any Error>?
     }
 
     private let state = Locked(State())
@@ -11,7 +11,7 @@ final class OneShot<Value: Sendable>: Sendable {
     /// Offers a result; only the first one counts. Returns whether it was the first.
     @discardableResult
     func resolve(_ result: Result<Value, any Error>) -> Bool {
-        let (first, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Value, any Error>?) in
+        let (first, waiter) = state.withLock { s -> (Bool, Suspension<Value, any Error>?) in
             guard s.result == nil else { return (false, nil) }
             s.result = result
             defer { s.waiter = nil }
@@ -31,7 +31,7 @@ final class OneShot<Value: Sendable>: Sendable {
     /// store crashed; `PurchaseEngineJournalStoreTests` in a release build
     /// catches it).
     func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
+        try await suspendThrowing { continuation in
             let ready = state.withLock { s -> Result<Value, any Error>? in
                 if s.result == nil { s.waiter = continuation }
                 return s.result

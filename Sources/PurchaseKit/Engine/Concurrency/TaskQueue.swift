@@ -12,7 +12,7 @@ struct TaskQueue {
     /// false when it stopped waiting (its task was cancelled).
     struct Waiter {
         let id: UInt64
-        let continuation: CheckedContinuation<Bool, Never>
+        let continuation: Suspension<Bool, Never>
     }
 
     let limit: Int
@@ -56,7 +56,7 @@ struct TaskQueue {
 
     /// Takes a waiter out of the queue (its call was cancelled), if it is
     /// still waiting; the caller resumes it.
-    mutating func removeWaiter(_ id: UInt64) -> CheckedContinuation<Bool, Never>? {
+    mutating func removeWaiter(_ id: UInt64) -> Suspension<Bool, Never>? {
         if let index = slotWaiters.firstIndex(where: { $0.id == id }) {
             return slotWaiters.remove(at: index).continuation
         }
@@ -76,7 +76,7 @@ struct TaskQueue {
     /// The store took (or refused) the payment of order `orderID`, or the
     /// payment has its outcome; returns whom to wake. Does nothing for a
     /// payment no longer handed over (a later payment of the same key may be).
-    mutating func endHanding(_ key: Key, orderID: String) -> [CheckedContinuation<Bool, Never>] {
+    mutating func endHanding(_ key: Key, orderID: String) -> [Suspension<Bool, Never>] {
         guard handing[key] == orderID else { return [] }
         handing[key] = nil
         return inFlight.contains(key) ? [] : wakeKeyWaiters(key)
@@ -84,7 +84,7 @@ struct TaskQueue {
 
     /// Takes out the calls waiting for `key`; almost always none wait, and
     /// then the table is not looked up.
-    private mutating func wakeKeyWaiters(_ key: Key) -> [CheckedContinuation<Bool, Never>] {
+    private mutating func wakeKeyWaiters(_ key: Key) -> [Suspension<Bool, Never>] {
         guard !keyWaiters.isEmpty else { return [] }
         return (keyWaiters.removeValue(forKey: key) ?? []).map(\.continuation)
     }
@@ -93,7 +93,7 @@ struct TaskQueue {
     var waiterCount: Int { keyWaiters.values.reduce(slotWaiters.count) { $0 + $1.count } }
 
     /// Every waiter, taken out of the queue (the engine shuts down).
-    mutating func removeAllWaiters() -> [CheckedContinuation<Bool, Never>] {
+    mutating func removeAllWaiters() -> [Suspension<Bool, Never>] {
         defer {
             keyWaiters = [:]
             slotWaiters = []
@@ -103,7 +103,7 @@ struct TaskQueue {
     }
 
     /// Ends a purchase call: frees its key and slot, and returns whom to wake.
-    mutating func release(_ key: Key, hadSlot: Bool) -> [CheckedContinuation<Bool, Never>] {
+    mutating func release(_ key: Key, hadSlot: Bool) -> [Suspension<Bool, Never>] {
         inFlight.remove(key)
         var wake = handing[key] != nil ? [] : wakeKeyWaiters(key)
         if hadSlot {

@@ -28,7 +28,7 @@ struct UpdateGate {
     private var exclusiveHeld = false
     private var heldKeys: Set<Key> = []
     private var keyedHolders = 0
-    private var waiting: [(claim: Claim, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiting: [(claim: Claim, continuation: Suspension<Void, Never>)] = []
 
     /// How many claims wait.
     var waitingCount: Int { waiting.count }
@@ -59,12 +59,12 @@ struct UpdateGate {
     }
 
     /// Queues a claim that ``tryEnter(_:)`` refused.
-    mutating func wait(_ claim: Claim, _ continuation: CheckedContinuation<Void, Never>) {
+    mutating func wait(_ claim: Claim, _ continuation: Suspension<Void, Never>) {
         waiting.append((claim, continuation))
     }
 
     /// Gives the claim back; returns the waiters now holding theirs, to resume.
-    mutating func leave(_ claim: Claim) -> [CheckedContinuation<Void, Never>] {
+    mutating func leave(_ claim: Claim) -> [Suspension<Void, Never>] {
         switch claim {
         case .exclusive:
             exclusiveHeld = false
@@ -72,7 +72,7 @@ struct UpdateGate {
             heldKeys.subtract(keys)
             keyedHolders -= 1
         }
-        var granted: [CheckedContinuation<Void, Never>] = []
+        var granted: [Suspension<Void, Never>] = []
         while let next = waiting.first, isFree(next.claim) {
             waiting.removeFirst()
             take(next.claim)

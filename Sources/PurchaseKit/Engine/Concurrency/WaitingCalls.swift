@@ -13,7 +13,7 @@ struct WaitingCalls {
     /// A continuation with its answer, to resume once the owner's state is
     /// consistent again.
     struct Resumption {
-        fileprivate let continuation: CheckedContinuation<PurchaseResult, any Error>
+        fileprivate let continuation: Suspension<PurchaseResult, any Error>
         fileprivate let answer: Answer
 
         func resume() {
@@ -23,7 +23,7 @@ struct WaitingCalls {
 
     private struct Call {
         var answer: Answer?
-        var continuation: CheckedContinuation<PurchaseResult, any Error>?
+        var continuation: Suspension<PurchaseResult, any Error>?
         var deadlineID: UInt64?
     }
 
@@ -91,7 +91,7 @@ struct WaitingCalls {
     /// Suspends the call on `continuation`. An answer already there (or a
     /// call that is not open) resumes it at once: a continuation is never
     /// left without an answer.
-    mutating func suspend(_ orderID: String, on continuation: CheckedContinuation<PurchaseResult, any Error>,
+    mutating func suspend(_ orderID: String, on continuation: Suspension<PurchaseResult, any Error>,
                           unknown: @autoclosure () -> PurchaseKitError) -> Resumption? {
         guard var call = calls[orderID] else {
             assertionFailure("a purchase call suspends only while open")

@@ -29,7 +29,7 @@ extension JournalOrderStore {
                 if durable, try commitOnCallingThread(record, about: subject, apply) {
                     return
                 } else if durable {
-                    try await withCheckedThrowingContinuation { (waiter: JournalWriter.Waiter) in
+                    try await suspendThrowing { (waiter: JournalWriter.Waiter) in
                         switch enqueue(record, waiter: waiter, subject, apply) {
                         case .queued: break
                         // Nothing to write, but a flush to wait for: it comes
@@ -190,7 +190,7 @@ extension JournalOrderStore {
                 return try result.get()
             case .wait:
                 do {
-                    try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                    try await suspendThrowing { (waiter: Suspension<Void, any Error>) in
                         let waits = state.withLock { s -> Bool in
                             guard case .loading = s.phase else { return false }
                             s.loadWaiters.append(waiter)

@@ -61,7 +61,7 @@ extension JournalOrderStore {
     func writeSnapshot(_ index: JournalIndex, generation: UInt64, extraFiles: [String] = [],
                        extraFolders: [String] = []) async -> Result<Int, FileSystemError> {
         let configuration = self.configuration
-        return await withCheckedContinuation { continuation in
+        return await suspend { continuation in
             let started = writer.start(SnapshotWrite(index: index, generation: generation, configuration: configuration,
                                                      extraFiles: extraFiles, extraFolders: extraFolders) { result in
                 continuation.resume(returning: result)

@@ -120,7 +120,7 @@ extension JournalOrderStore {
             }
             let now = configuration.clock.now
             let retention = configuration.archiveRetention
-            let (count, written): (Int, Result<Int, FileSystemError>?) = await withCheckedContinuation { continuation in
+            let (count, written): (Int, Result<Int, FileSystemError>?) = await suspend { continuation in
                 let (count, snapshot) = state.withLock { s -> (Int?, SnapshotWrite?) in
                     guard case .loaded = s.phase, !s.snapshotInProgress else { return (nil, nil) }
                     let count = Self.compactExpired(&s.index, now: now, retention: retention)

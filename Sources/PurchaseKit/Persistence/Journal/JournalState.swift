@@ -11,7 +11,7 @@ struct JournalState: Sendable {
     }
 
     var phase = Phase.unloaded
-    var loadWaiters: [CheckedContinuation<Void, any Error>] = []
+    var loadWaiters: [Suspension<Void, any Error>] = []
     var index = JournalIndex()
     /// Problems found by loads, until ``JournalOrderStore/loadOpenOrders()`` reports them.
     var unreportedProblems: [PurchaseKitError] = []

@@ -18,7 +18,7 @@ extension JournalWriter {
         /// Resumes those waiting for the writer to be idle when it is.
         mutating func next(_ queue: Locked<Queue>) -> Next {
             let hasBackground = background != nil
-            var idle: [CheckedContinuation<Void, Never>] = []
+            var idle: [Suspension<Void, Never>] = []
             let next = queue.withLock { q -> Next in
                 // A caller writes a batch itself; it wakes the thread when it is done.
                 if q.callerIsWriting, !hasBackground {

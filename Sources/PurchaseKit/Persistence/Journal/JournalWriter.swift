@@ -24,7 +24,7 @@ import Foundation
 /// store has reloaded from disk and calls ``Context/reset(nextGeneration:)``,
 /// which starts a new journal file.
 final class JournalWriter: Sendable {
-    typealias Waiter = CheckedContinuation<Void, any Error>
+    typealias Waiter = Suspension<Void, any Error>
 
     /// Long work done a step at a time, so that records queued meanwhile are
     /// written between the steps instead of after the end.
@@ -60,11 +60,11 @@ final class JournalWriter: Sendable {
         /// A caller writes a batch itself (see ``claimIfIdle()``):
         /// the thread takes no work until it is done.
         var callerIsWriting = false
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var idleWaiters: [Suspension<Void, Never>] = []
 
         /// When nothing is queued, hands over those waiting for the writer to
         /// be idle, for the caller to resume outside the lock; else none.
-        mutating func takeIdleWaitersIfEmpty() -> [CheckedContinuation<Void, Never>] {
+        mutating func takeIdleWaitersIfEmpty() -> [Suspension<Void, Never>] {
             guard items.isEmpty else { return [] }
             writeWaitingBatch = false
             defer { idleWaiters = [] }
@@ -178,7 +178,7 @@ final class JournalWriter: Sendable {
     @discardableResult
     func writeClaimed(_ batch: Batch) -> PurchaseKitError? {
         let error = loop.withLock { Self.write(batch, &$0.context) }
-        let (wakesThread, idle) = queue.withLock { q -> (Bool, [CheckedContinuation<Void, Never>]) in
+        let (wakesThread, idle) = queue.withLock { q -> (Bool, [Suspension<Void, Never>]) in
             q.callerIsWriting = false
             q.isBusy = false
             let idle = q.takeIdleWaitersIfEmpty()
@@ -198,7 +198,7 @@ final class JournalWriter: Sendable {
 
     /// Runs `job` on the thread and returns its result, or nil when the writer was stopped.
     func perform<Value: Sendable>(_ job: @escaping @Sendable (inout Context) -> Value) async -> Value? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Value?, Never>) in
+        await suspend { (continuation: Suspension<Value?, Never>) in
             let box = OneShotResume(continuation)
             let accepted = enqueue { $0.append(.job { context in box.resume(job(&context)) }) }
             if !accepted { box.resume(nil) }
@@ -214,14 +214,14 @@ final class JournalWriter: Sendable {
 
     /// Returns once everything queued before is written and flushed.
     func flush() async throws {
-        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+        try await suspendThrowing { (waiter: Waiter) in
             append([], needsFlush: true, waiter: waiter)
         }
     }
 
     /// Returns once the thread has nothing left to do.
     func waitUntilIdle() async {
-        await withCheckedContinuation { continuation in
+        await suspend { continuation in
             let (isIdle, wake) = queue.withLock { q -> (Bool, Bool) in
                 if q.items.isEmpty, !q.isBusy { return (true, false) }
                 q.idleWaiters.append(continuation)
@@ -271,7 +271,7 @@ final class JournalWriter: Sendable {
     func waitUntilEnded() async {
         guard hasThread else { return }
         let finished = self.finished
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await suspend { (continuation: Suspension<Void, Never>) in
             // The wait blocks, so it gets a thread of its own, never one of the cooperative pool.
             Thread {
                 finished.wait()
@@ -313,9 +313,9 @@ final class JournalWriter: Sendable {
 /// Resumes a continuation at most once, from whichever side gets there first.
 /// Copies share the continuation.
 private struct OneShotResume<Value: Sendable>: Sendable {
-    private let continuation: Locked<CheckedContinuation<Value, Never>?>
+    private let continuation: Locked<Suspension<Value, Never>?>
 
-    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Locked(continuation) }
+    init(_ continuation: Suspension<Value, Never>) { self.continuation = Locked(continuation) }
 
     func resume(_ value: Value) {
         let taken = continuation.withLock { waiting in

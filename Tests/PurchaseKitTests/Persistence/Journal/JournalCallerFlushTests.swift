@@ -22,7 +22,7 @@ final class JournalCallerFlushTests: XCTestCase {
         let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                try await suspendThrowing { (waiter: JournalWriter.Waiter) in
                     // A thread of its own: the caller blocks in the gated flush.
                     Thread {
                         GatedFileSystem.markCurrentThread()
@@ -39,7 +39,7 @@ final class JournalCallerFlushTests: XCTestCase {
             await gate.waitUntilAFlushIsBlocked()
             XCTAssertTrue(gate.blockedFlushWasOnAMarkedThread, "the caller flushes its record itself")
             group.addTask {
-                try await withCheckedThrowingContinuation { waiter in
+                try await suspendThrowing { waiter in
                     writer.append(record("o-second"), needsFlush: true, waiter: waiter)
                     queued.yield()
                 }

@@ -77,11 +77,11 @@ final class JournalDurabilityTests: XCTestCase {
         let record = writer1.bytes
         let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await withCheckedThrowingContinuation { writer.append(record, needsFlush: true, waiter: $0) } }
+            group.addTask { try await suspendThrowing { writer.append(record, needsFlush: true, waiter: $0) } }
             await gate.waitUntilAFlushIsBlocked()
             for _ in 1..<64 {
                 group.addTask {
-                    try await withCheckedThrowingContinuation { waiter in
+                    try await suspendThrowing { waiter in
                         writer.append(record, needsFlush: true, waiter: waiter)
                         queued.yield()
                     }
