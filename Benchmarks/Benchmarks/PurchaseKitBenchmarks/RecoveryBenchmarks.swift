@@ -47,6 +47,14 @@ enum RecoveryBenchmarks {
                 guard report.orders.count == count else {
                     throw BenchmarkFailure("Recovery loaded \(report.orders.count) of \(count) orders.")
                 }
+                // The fixture must come out as it went in: an order recovery
+                // ended (an expired approval, say) changes what the next
+                // iteration measures.
+                let stillOpen = await engine.openOrders().count
+                await engine.shutdown()
+                guard stillOpen == count else {
+                    throw BenchmarkFailure("Recovery ended \(count - stillOpen) of the \(count) resting orders; they must stay open.")
+                }
             } catch {
                 benchmark.error("\(error)")
             }

@@ -8,15 +8,21 @@ enum Fixtures {
     /// A consumable (``PurchaseRounds/coins``): every purchase runs the whole lifecycle.
     static let coins = PurchaseRounds.coins
 
-    static let start = Date(timeIntervalSince1970: 1_767_225_600)
+    /// When the fixture's orders were made: a day before the process
+    /// started. A resting order waits for a parent's approval, which expires
+    /// 48 hours after its payment began (the default `approvalExpiry`), so
+    /// every one stays open through the run. A fixed date in the past once
+    /// made every launch expire and archive all of them.
+    static let start = Date().addingTimeInterval(-86_400)
 
     /// A typical stored order: paid for nothing yet, resting in `deferred`
     /// (Ask to Buy waiting for a parent). It is open, so a launch loads it, but
     /// it owes nothing, so recovery has no further work: loading is what is measured.
+    /// Orders are a tenth of a second apart: 100,000 of them span under three hours.
     static func restingOrder(_ index: Int) -> Order {
         let order = Order(id: "fixture-\(index)", productID: coins.id, userID: "user-\(index % 1_000)",
                           token: UUID().uuidString.lowercased(), status: .deferred,
-                          createdAt: start.addingTimeInterval(Double(index)),
+                          createdAt: start.addingTimeInterval(Double(index) / 10),
                           metadata: ["campaign": "spring", "screen": "store"])
         return order.fixture(paymentBeganAt: order.createdAt, updatedAt: order.createdAt.addingTimeInterval(1))
     }
