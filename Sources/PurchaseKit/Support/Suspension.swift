@@ -9,7 +9,7 @@
 /// on a second resume and report one dropped without a resume. A release
 /// build uses unsafe continuations, the same calls without the checks, whose
 /// allocation, reference counting and generic metadata at every suspension
-/// came to about a tenth of an in-memory purchase (see the benchmarks'
+/// came to about 8 % of an in-memory purchase's CPU (see the benchmarks'
 /// README). The suites that run many purchases at once, and the fault
 /// simulation's 10,000 seeds, run in release builds as well.
 #if DEBUG
