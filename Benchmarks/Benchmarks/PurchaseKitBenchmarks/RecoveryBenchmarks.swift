@@ -44,14 +44,14 @@ enum RecoveryBenchmarks {
                 let report = try await engine.start()
                 await engine.waitUntilIdle()
                 benchmark.stopMeasurement()
-                guard report.orders.count == count else {
-                    throw BenchmarkFailure("Recovery loaded \(report.orders.count) of \(count) orders.")
-                }
                 // The fixture must come out as it went in: an order recovery
                 // ended (an expired approval, say) changes what the next
                 // iteration measures.
                 let stillOpen = await engine.openOrders().count
                 await engine.shutdown()
+                guard report.orders.count == count else {
+                    throw BenchmarkFailure("Recovery loaded \(report.orders.count) of \(count) orders.")
+                }
                 guard stillOpen == count else {
                     throw BenchmarkFailure("Recovery ended \(count - stillOpen) of the \(count) resting orders; they must stay open.")
                 }

@@ -4,14 +4,15 @@
 ///
 /// Each one is resumed exactly once, by the structure that holds it: a lock
 /// hands a waiter over once, a waiting call is answered once, a timed call's
-/// first result takes the waiter out under its lock. A debug build (every
-/// test run) checks that: it uses Swift's checked continuations, which trap
-/// on a second resume and report one dropped without a resume. A release
+/// first result takes the waiter out under its lock. A debug build (the
+/// test suite, and its thread-sanitizer run) checks that: it uses Swift's
+/// checked continuations, which trap on a second resume and report one
+/// dropped without a resume, naming the function that suspended. A release
 /// build uses unsafe continuations, the same calls without the checks, whose
 /// allocation, reference counting and generic metadata at every suspension
 /// came to about 8 % of an in-memory purchase's CPU (see the benchmarks'
 /// README). The suites that run many purchases at once, and the fault
-/// simulation's 10,000 seeds, run in release builds as well.
+/// simulation's 10,000 seeds, also run in a release build: unchecked.
 #if DEBUG
 typealias Suspension<T, E: Error> = CheckedContinuation<T, E>
 #else
@@ -20,10 +21,10 @@ typealias Suspension<T, E: Error> = UnsafeContinuation<T, E>
 
 /// Suspends until `body`'s continuation is resumed, on the caller's actor.
 @inline(__always)
-func suspend<T>(isolation: isolated (any Actor)? = #isolation,
+func suspend<T>(isolation: isolated (any Actor)? = #isolation, function: String = #function,
                 _ body: (Suspension<T, Never>) -> Void) async -> sending T {
     #if DEBUG
-    await withCheckedContinuation(isolation: isolation, body)
+    await withCheckedContinuation(isolation: isolation, function: function, body)
     #else
     await withUnsafeContinuation(isolation: isolation, body)
     #endif
@@ -31,10 +32,10 @@ func suspend<T>(isolation: isolated (any Actor)? = #isolation,
 
 /// Suspends until `body`'s continuation is resumed or throws, on the caller's actor.
 @inline(__always)
-func suspendThrowing<T>(isolation: isolated (any Actor)? = #isolation,
+func suspendThrowing<T>(isolation: isolated (any Actor)? = #isolation, function: String = #function,
                         _ body: (Suspension<T, any Error>) -> Void) async throws -> sending T {
     #if DEBUG
-    try await withCheckedThrowingContinuation(isolation: isolation, body)
+    try await withCheckedThrowingContinuation(isolation: isolation, function: function, body)
     #else
     try await withUnsafeThrowingContinuation(isolation: isolation, body)
     #endif

@@ -8,8 +8,8 @@ enum Fixtures {
     /// A consumable (``PurchaseRounds/coins``): every purchase runs the whole lifecycle.
     static let coins = PurchaseRounds.coins
 
-    /// When the fixture's orders were made: a day before the process
-    /// started. A resting order waits for a parent's approval, which expires
+    /// When the fixture's orders were made: a day before the first fixture
+    /// of the process is built. A resting order waits for a parent's approval, which expires
     /// 48 hours after its payment began (the default `approvalExpiry`), so
     /// every one stays open through the run. A fixed date in the past once
     /// made every launch expire and archive all of them.

@@ -22,7 +22,7 @@ final class JournalCallerFlushTests: XCTestCase {
         let (queuedEvents, queued) = AsyncStream<Void>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await suspendThrowing { (waiter: JournalWriter.Waiter) in
+                try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
                     // A thread of its own: the caller blocks in the gated flush.
                     Thread {
                         GatedFileSystem.markCurrentThread()
