@@ -9,10 +9,10 @@ enum Fixtures {
     static let coins = PurchaseRounds.coins
 
     /// When the fixture's orders were made: a day before the first fixture
-    /// of the process is built. A resting order waits for a parent's approval, which expires
-    /// 48 hours after its payment began (the default `approvalExpiry`), so
-    /// every one stays open through the run. A fixed date in the past once
-    /// made every launch expire and archive all of them.
+    /// of the process is built. A resting order waits for a parent's
+    /// approval, which expires 48 hours after its payment began (the default
+    /// `approvalExpiry`), so every one stays open through the run. A fixed
+    /// date in the past once made every launch expire and archive all of them.
     static let start = Date().addingTimeInterval(-86_400)
 
     /// A typical stored order: paid for nothing yet, resting in `deferred`
