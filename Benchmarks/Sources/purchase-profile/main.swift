@@ -24,25 +24,26 @@ struct Options {
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         while let flag = rest.popFirst() {
-            guard Self.flags.contains(flag) else {
-                throw RigFailure("Unknown option \(flag). \(Self.usage)")
+            // Read only by a known flag: an unknown one is named as unknown, not as missing its value.
+            func value() throws -> String {
+                guard let value = rest.popFirst() else { throw RigFailure("\(flag) needs a value.") }
+                return value
             }
-            guard let value = rest.popFirst() else { throw RigFailure("\(flag) needs a value.") }
             switch flag {
-            case "--purchases": purchases = try Self.count(value, flag)
-            case "--in-flight": inFlight = try Self.count(value, flag)
+            case "--purchases": purchases = try Self.count(try value(), flag)
+            case "--in-flight": inFlight = try Self.count(try value(), flag)
             case "--queue":
-                guard value == "simulated" || value == "minimal" else {
-                    throw RigFailure("--queue is 'simulated' or 'minimal', not '\(value)'.")
+                let queue = try value()
+                guard queue == "simulated" || queue == "minimal" else {
+                    throw RigFailure("--queue is 'simulated' or 'minimal', not '\(queue)'.")
                 }
-                minimalQueue = value == "minimal"
-            case "--journal": journal = URL(fileURLWithPath: value, isDirectory: true)
-            default: throw RigFailure(Self.usage)
+                minimalQueue = queue == "minimal"
+            case "--journal": journal = URL(fileURLWithPath: try value(), isDirectory: true)
+            default: throw RigFailure("Unknown option \(flag). \(Self.usage)")
             }
         }
     }
 
-    static let flags: Set<String> = ["--purchases", "--in-flight", "--queue", "--journal"]
     static let usage = "Usage: purchase-profile [--purchases N] [--in-flight K] [--queue simulated|minimal] [--journal DIRECTORY]"
 
     private static func count(_ value: String, _ flag: String) throws -> Int {
