@@ -35,33 +35,80 @@ public enum TransactionReason: String, Sendable, Hashable, Codable, CaseIterable
 ///
 /// `description` and `dump` never show the receipt or the order token.
 public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
+    /// The values, shared by copies of the transaction until one of them
+    /// changes: a transaction travels on its order, its update and the
+    /// matching of both, and a copy then costs one reference instead of one
+    /// for each of its strings and its receipt.
+    private(set) var box: StoreTransactionBox
+
+    /// Gives this transaction a box of its own before a change, when it shares one.
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&box) { box = StoreTransactionBox(box.fields) }
+    }
+
     /// The store's unique id for this transaction; the idempotency key of its delivery.
-    public var id: String
+    public var id: String {
+        get { box.fields.id }
+        set { makeUnique(); box.fields.id = newValue }
+    }
     /// The id of the first transaction of this purchase (renewals and restores share it).
-    public var originalID: String
+    public var originalID: String {
+        get { box.fields.originalID }
+        set { makeUnique(); box.fields.originalID = newValue }
+    }
     /// The product bought.
-    public var productID: String
+    public var productID: String {
+        get { box.fields.productID }
+        set { makeUnique(); box.fields.productID = newValue }
+    }
     /// When the store charged the user.
-    public var purchaseDate: Date
+    public var purchaseDate: Date {
+        get { box.fields.purchaseDate }
+        set { makeUnique(); box.fields.purchaseDate = newValue }
+    }
     /// When a subscription period ends; nil for other products.
-    public var expirationDate: Date?
+    public var expirationDate: Date? {
+        get { box.fields.expirationDate }
+        set { makeUnique(); box.fields.expirationDate = newValue }
+    }
     /// When the store revoked (refunded) the transaction, if it did.
-    public var revocationDate: Date?
+    public var revocationDate: Date? {
+        get { box.fields.revocationDate }
+        set { makeUnique(); box.fields.revocationDate = newValue }
+    }
     /// Why it was revoked.
-    public var revocationReason: RevocationReason?
+    public var revocationReason: RevocationReason? {
+        get { box.fields.revocationReason }
+        set { makeUnique(); box.fields.revocationReason = newValue }
+    }
     /// How many units were bought.
-    public var quantity: Int
+    public var quantity: Int {
+        get { box.fields.quantity }
+        set { makeUnique(); box.fields.quantity = newValue }
+    }
     /// The order token the payment carried (the order id). The store can lose it.
-    public var orderToken: String?
+    public var orderToken: String? {
+        get { box.fields.orderToken }
+        set { makeUnique(); box.fields.orderToken = newValue }
+    }
     /// The receipt or signed payload: opaque, secret, never logged.
-    public var receipt: Data
+    public var receipt: Data {
+        get { box.fields.receipt }
+        set { makeUnique(); box.fields.receipt = newValue }
+    }
     /// Where the transaction was made.
-    public var environment: StoreEnvironment
+    public var environment: StoreEnvironment {
+        get { box.fields.environment }
+        set { makeUnique(); box.fields.environment = newValue }
+    }
     /// Why the store made it, when the store says: it tells a change of tier
     /// paid now (``TransactionReason/purchase``) from a renewal when both
     /// share the subscription's original id and the payment's token was lost.
     /// Nil: the store did not say.
-    public var reason: TransactionReason?
+    public var reason: TransactionReason? {
+        get { box.fields.reason }
+        set { makeUnique(); box.fields.reason = newValue }
+    }
 
     /// Creates a transaction; `originalID` defaults to `id` (a first purchase).
     public init(
@@ -78,18 +125,15 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
         environment: StoreEnvironment = .sandbox,
         reason: TransactionReason? = nil
     ) {
-        self.id = id
-        self.originalID = originalID ?? id
-        self.productID = productID
-        self.purchaseDate = purchaseDate
-        self.expirationDate = expirationDate
-        self.revocationDate = revocationDate
-        self.revocationReason = revocationReason
-        self.quantity = quantity
-        self.orderToken = orderToken
-        self.receipt = receipt
-        self.environment = environment
-        self.reason = reason
+        box = StoreTransactionBox(Fields(
+            id: id, originalID: originalID ?? id, productID: productID, purchaseDate: purchaseDate,
+            expirationDate: expirationDate, revocationDate: revocationDate, revocationReason: revocationReason,
+            quantity: quantity, orderToken: orderToken, receipt: receipt, environment: environment, reason: reason))
+    }
+
+    /// A transaction holding `fields` (see ``init(from:)``).
+    init(fields: Fields) {
+        box = StoreTransactionBox(fields)
     }
 
     /// Whether the store has taken this transaction back.
