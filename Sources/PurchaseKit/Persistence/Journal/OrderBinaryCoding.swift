@@ -106,6 +106,7 @@ enum OrderBinaryCoding {
             if let reason = transaction.reason { out.string(reason.rawValue) }
         }
         out.varint(UInt64(order.metadata.count))
+        guard !order.metadata.isEmpty else { return }
         // In key order, so that equal orders are equal bytes.
         for key in order.metadata.keys.sorted() {
             out.string(key)
