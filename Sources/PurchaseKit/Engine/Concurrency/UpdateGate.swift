@@ -15,7 +15,20 @@
 struct UpdateGate {
     enum Claim: Equatable {
         case exclusive
-        case keys(Set<Key>)
+        /// The keys of one update: a few, and a key may come twice (a first
+        /// purchase's transaction is its own original). A list, not a set:
+        /// the gate hashes each key where it looks it up, and a set would
+        /// hash them all once more, and allocate, for every update.
+        case keys([Key])
+
+        /// Two claims are equal when they hold the same keys, in any order.
+        static func == (lhs: Claim, rhs: Claim) -> Bool {
+            switch (lhs, rhs) {
+            case (.exclusive, .exclusive): true
+            case (.keys(let left), .keys(let right)): Set(left) == Set(right)
+            default: false
+            }
+        }
     }
 
     /// What a keyed claim holds: an order token, or a transaction id. An
@@ -38,13 +51,13 @@ struct UpdateGate {
         switch update.kind {
         case .purchased, .restored:
             guard let transaction = update.transaction, let own = transaction.orderToken else { return .exclusive }
-            var keys: Set<Key> = [.token(own), .transaction(transaction.id), .transaction(transaction.originalID)]
-            if let answering = update.orderToken { keys.insert(.token(answering)) }
+            var keys: [Key] = [.token(own), .transaction(transaction.id), .transaction(transaction.originalID)]
+            if let answering = update.orderToken { keys.append(.token(answering)) }
             return .keys(keys)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             guard let token = update.orderToken else { return .exclusive }
-            var keys: Set<Key> = [.token(token)]
-            if let paymentID = update.paymentID { keys.insert(.transaction(paymentID)) }
+            var keys: [Key] = [.token(token)]
+            if let paymentID = update.paymentID { keys.append(.transaction(paymentID)) }
             return .keys(keys)
         case .revoked:
             return .exclusive
@@ -69,7 +82,7 @@ struct UpdateGate {
         case .exclusive:
             exclusiveHeld = false
         case .keys(let keys):
-            heldKeys.subtract(keys)
+            for key in keys { heldKeys.remove(key) }
             keyedHolders -= 1
         }
         var granted: [Suspension<Void, Never>] = []
@@ -85,7 +98,7 @@ struct UpdateGate {
         guard !exclusiveHeld else { return false }
         switch claim {
         case .exclusive: return keyedHolders == 0
-        case .keys(let keys): return heldKeys.isDisjoint(with: keys)
+        case .keys(let keys): return heldKeys.isEmpty || !keys.contains(where: heldKeys.contains)
         }
     }
 
@@ -94,7 +107,7 @@ struct UpdateGate {
         case .exclusive:
             exclusiveHeld = true
         case .keys(let keys):
-            heldKeys.formUnion(keys)
+            for key in keys { heldKeys.insert(key) }
             keyedHolders += 1
         }
     }
