@@ -21,13 +21,18 @@ struct OpenOrders {
         set {
             let old = if let newValue { byID.updateValue(newValue, forKey: id) } else { byID.removeValue(forKey: id) }
             // Only the keys that changed move: most saves change none, and a
-            // payment keeps its token.
-            let oldKeys = old.map(Keys.init) ?? Keys()
-            let newKeys = newValue.map(Keys.init) ?? Keys()
-            move(id, from: oldKeys.token, to: newKeys.token)
-            move(id, from: oldKeys.transaction, to: newKeys.transaction)
-            move(id, from: oldKeys.original, to: newKeys.original)
-            move(id, from: oldKeys.unpaidProduct, to: newKeys.unpaidProduct)
+            // payment keeps its token. The values are compared before any key
+            // is made of them.
+            let (oldToken, newToken) = (old?.token, newValue?.token)
+            if oldToken != newToken { move(id, from: oldToken.map(Key.token), to: newToken.map(Key.token)) }
+            let (oldTransaction, newTransaction) = (old?.transactionID, newValue?.transactionID)
+            if oldTransaction != newTransaction {
+                move(id, from: oldTransaction.map(Key.transaction), to: newTransaction.map(Key.transaction))
+            }
+            let (oldOriginal, newOriginal) = (old?.originalTransactionID, newValue?.originalTransactionID)
+            if oldOriginal != newOriginal { move(id, from: oldOriginal.map(Key.original), to: newOriginal.map(Key.original)) }
+            let (oldUnpaid, newUnpaid) = (old.flatMap(Self.unpaidProduct), newValue.flatMap(Self.unpaidProduct))
+            if oldUnpaid != newUnpaid { move(id, from: oldUnpaid.map(Key.unpaidProduct), to: newUnpaid.map(Key.unpaidProduct)) }
         }
     }
 
@@ -138,26 +143,13 @@ struct OpenOrders {
         }
     }
 
-    /// The keys of one order (none for no order), one of each kind, compared
-    /// kind by kind so that a save moves only those that changed.
-    private struct Keys {
-        var token: Key?
-        var transaction: Key?
-        var original: Key?
-        var unpaidProduct: Key?
-
-        init() {}
-
-        init(_ order: Order) {
-            token = order.token.map(Key.token)
-            transaction = order.transactionID.map(Key.transaction)
-            original = order.originalTransactionID.map(Key.original)
-            unpaidProduct = order.isPaid ? nil : .unpaidProduct(order.productID)
-        }
+    /// The product an order is filed under while it holds no transaction.
+    private static func unpaidProduct(of order: Order) -> String? {
+        order.isPaid ? nil : order.productID
     }
 
+    /// Refiles `id` from one key of a kind to another of the same kind (nil: none).
     private mutating func move(_ id: String, from old: Key?, to new: Key?) {
-        guard old != new else { return }
         if let old { remove(id, at: old) }
         if let new { add(id, at: new) }
     }
