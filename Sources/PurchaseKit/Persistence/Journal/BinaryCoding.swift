@@ -36,6 +36,13 @@ struct ByteWriter {
     mutating func date(_ value: Date) { uint64(value.timeIntervalSinceReferenceDate.bitPattern) }
 
     mutating func string(_ value: String) {
+        // A native string lends its bytes in place; only a bridged or
+        // foreign one is copied into contiguous storage first.
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            varint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+        guard written == nil else { return }
         var value = value
         value.withUTF8 { utf8 in
             varint(UInt64(utf8.count))
