@@ -40,15 +40,3 @@ extension StoreTransaction {
         var reason: TransactionReason?
     }
 }
-
-/// Where a ``StoreTransaction``'s values live. A transaction changes its box
-/// only when no other transaction shares it (copy on write), so a box is never
-/// changed while two threads can see it.
-///
-/// `@unchecked Sendable` is safe: `fields` is only written through
-/// `StoreTransaction.makeUnique()`, by the one transaction that holds the box.
-final class StoreTransactionBox: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: StoreTransaction.Fields
-
-    init(_ fields: StoreTransaction.Fields) { self.fields = fields }
-}

@@ -140,6 +140,19 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
     public var isRevoked: Bool { revocationDate != nil }
 }
 
+/// Where a ``StoreTransaction``'s values live. A transaction changes its box
+/// only when no other transaction shares it (copy on write), so a box is never
+/// changed while two threads can see it.
+///
+/// `@unchecked Sendable` is safe: `fields` is written only in this file, by
+/// the setters of the one transaction that holds the box, after
+/// `makeUnique()`.
+final class StoreTransactionBox: @unchecked Sendable {
+    @exclusivity(unchecked) fileprivate(set) var fields: StoreTransaction.Fields
+
+    init(_ fields: StoreTransaction.Fields) { self.fields = fields }
+}
+
 extension StoreTransaction: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         var parts = ["id: \(id)", "originalID: \(originalID)", "productID: \(productID)", "quantity: \(quantity)",

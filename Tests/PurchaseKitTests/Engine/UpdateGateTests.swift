@@ -35,6 +35,19 @@ final class UpdateGateTests: XCTestCase {
         XCTAssertFalse(gate.tryEnter(.exclusive))
     }
 
+    func testAKeyAClaimNamesTwiceIsHeldAndGivenBackOnce() {
+        // A first purchase's transaction is its own original: its claim names it twice.
+        let claim = UpdateGate.claim(for: paid("1", token: "a"))
+        guard case .keys(let keys) = claim else { return XCTFail("a paid update with a token claims keys") }
+        XCTAssertEqual(keys.filter { $0 == .transaction("1") }.count, 2)
+        var gate = UpdateGate()
+        XCTAssertTrue(gate.tryEnter(claim))
+        XCTAssertFalse(gate.tryEnter(.keys([.transaction("1")])), "held while the claim is")
+        XCTAssertEqual(gate.leave(claim).count, 0)
+        XCTAssertTrue(gate.tryEnter(.keys([.token("a"), .transaction("1")])), "every key given back")
+        XCTAssertFalse(gate.tryEnter(.exclusive), "the new claim holds them now")
+    }
+
     func testWaitersAreServedInTurnAndAnExclusiveClaimIsNotOvertaken() async {
         let gate = Locked(UpdateGate())
         let order = Locked<[String]>([])

@@ -32,6 +32,40 @@ final class StoreTransactionValueSemanticsTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(StoreTransaction.self, from: Data(minimalJSON.utf8)), minimal)
     }
 
+    func testEachPropertyReadsAndWritesItsOwnValue() throws {
+        let full = fullTransaction()
+        XCTAssertEqual(full.id, "t-1")
+        XCTAssertEqual(full.originalID, "t-0")
+        XCTAssertEqual(full.productID, "com.example.pass")
+        XCTAssertEqual(full.purchaseDate, Date(timeIntervalSinceReferenceDate: 760_000_000.125))
+        XCTAssertEqual(full.expirationDate, Date(timeIntervalSinceReferenceDate: 762_592_000.5))
+        XCTAssertEqual(full.revocationDate, Date(timeIntervalSinceReferenceDate: 761_000_000))
+        XCTAssertEqual(full.revocationReason, .developerIssue)
+        XCTAssertEqual(full.quantity, 3)
+        XCTAssertEqual(full.orderToken, "token-1")
+        XCTAssertEqual(full.receipt, Data("receipt".utf8))
+        XCTAssertEqual(full.environment, .production)
+        XCTAssertEqual(full.reason, .renewal)
+        XCTAssertTrue(full.isRevoked)
+
+        // Every value set through its own property: the same transaction.
+        var built = StoreTransaction(id: "x", productID: "y", purchaseDate: Date(timeIntervalSinceReferenceDate: 0))
+        built.id = "t-1"
+        built.originalID = "t-0"
+        built.productID = "com.example.pass"
+        built.purchaseDate = Date(timeIntervalSinceReferenceDate: 760_000_000.125)
+        built.expirationDate = Date(timeIntervalSinceReferenceDate: 762_592_000.5)
+        built.revocationDate = Date(timeIntervalSinceReferenceDate: 761_000_000)
+        built.revocationReason = .developerIssue
+        built.quantity = 3
+        built.orderToken = "token-1"
+        built.receipt = Data("receipt".utf8)
+        built.environment = .production
+        built.reason = .renewal
+        XCTAssertEqual(built, full)
+        XCTAssertEqual(try json(built), fullJSON)
+    }
+
     func testAChangeToACopyLeavesTheOriginalAsItWas() throws {
         let original = fullTransaction()
         let changes: [(String, (inout StoreTransaction) -> Void)] = [

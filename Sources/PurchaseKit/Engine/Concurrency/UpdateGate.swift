@@ -17,8 +17,8 @@ struct UpdateGate {
         case exclusive
         /// The keys of one update: a few, and a key may come twice (a first
         /// purchase's transaction is its own original). A list, not a set:
-        /// the gate hashes each key where it looks it up, and a set would
-        /// hash them all once more, and allocate, for every update.
+        /// the gate hashes each key where it looks it up, and building a set
+        /// hashed them all once more for every update.
         case keys([Key])
 
         /// Two claims are equal when they hold the same keys, in any order.

@@ -58,6 +58,36 @@ final class OrderBinaryCodingTests: XCTestCase {
         XCTAssertThrowsError(try decode(raw)) { XCTAssertEqual("\($0)", "the field 'transaction.reason' holds an unknown value") }
     }
 
+    /// The bytes themselves, fixed: a journal written by one build is read by
+    /// the next, so the encoder may get faster but never write otherwise.
+    /// Non-ASCII text, a receipt that is a slice of a larger buffer, and
+    /// orders with and without metadata.
+    func testTheBytesOfAnOrderAreTheOnesEarlierBuildsWrote() {
+        var order = CoreFixtures.fullOrder(id: "o-bytes")
+        order.hint = "Zahlung ausstehend – ✓"
+        let buffer = Data("--SECRET-RECEIPT--".utf8)
+        order.transaction?.receipt = buffer[buffer.startIndex.advanced(by: 2)..<buffer.endIndex.advanced(by: -2)]
+        var bare = Order(id: "o-bare", productID: "p", userID: "", createdAt: Date(timeIntervalSinceReferenceDate: -1.5))
+        bare.metadata = [:]
+        let hex = { (bytes: [UInt8]) in bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+        XCTAssertEqual(hex(encode(order)), Self.fullOrderBytes)
+        XCTAssertEqual(hex(encode(bare)), Self.bareOrderBytes)
+    }
+
+    private static let fullOrderBytes = """
+        01f9ff0000076f2d627974657306757365722d3109544f4b454e2d58595a000060a255a6c6410474782d3117636f6d2e
+        6578616d706c652e70726f2e6d6f6e74686c79060772656e6577616c0e6e65656473417474656e74696f6ec520000c55
+        a6c6410000203e55a6c6410000407055a6c64108000008dc5ca6c6411a5a61686c756e672061757373746568656e6420
+        e2809320e29c9317766572696669636174696f6e556e617661696c61626c650c6e6574776f726b4572726f72000070d0
+        5ea6c6410474782d3017636f6d2e6578616d706c652e70726f2e6d6f6e74686c790000100057a6c641000040801dbac6
+        4100006020f8adc6410e646576656c6f70657249737375650409544f4b454e2d58595a0e5345435245542d5245434549
+        50540a70726f64756374696f6e0772656e6577616c020863616d706169676e06737072696e67047469657204676f6c64
+        """.split(separator: "\n").joined()
+    private static let bareOrderBytes = """
+        0100000000066f2d6261726500000000000000f8bf0170020870757263686173650763726561746564000000000000f8
+        bf0000
+        """.split(separator: "\n").joined()
+
     func testEqualOrdersEncodeToEqualBytes() {
         var one = makeFullOrder("o-1")
         one.metadata = ["b": "2", "a": "1", "c": "3"]
