@@ -23,16 +23,10 @@ struct OpenOrders {
             // Only the keys that changed move: most saves change none, and a
             // payment keeps its token. The values are compared before any key
             // is made of them.
-            let (oldToken, newToken) = (old?.token, newValue?.token)
-            if oldToken != newToken { move(id, from: oldToken.map(Key.token), to: newToken.map(Key.token)) }
-            let (oldTransaction, newTransaction) = (old?.transactionID, newValue?.transactionID)
-            if oldTransaction != newTransaction {
-                move(id, from: oldTransaction.map(Key.transaction), to: newTransaction.map(Key.transaction))
-            }
-            let (oldOriginal, newOriginal) = (old?.originalTransactionID, newValue?.originalTransactionID)
-            if oldOriginal != newOriginal { move(id, from: oldOriginal.map(Key.original), to: newOriginal.map(Key.original)) }
-            let (oldUnpaid, newUnpaid) = (old.flatMap(Self.unpaidProduct), newValue.flatMap(Self.unpaidProduct))
-            if oldUnpaid != newUnpaid { move(id, from: oldUnpaid.map(Key.unpaidProduct), to: newUnpaid.map(Key.unpaidProduct)) }
+            refile(id, from: old?.token, to: newValue?.token, as: Key.token)
+            refile(id, from: old?.transactionID, to: newValue?.transactionID, as: Key.transaction)
+            refile(id, from: old?.originalTransactionID, to: newValue?.originalTransactionID, as: Key.original)
+            refile(id, from: old.flatMap(Self.unpaidProduct), to: newValue.flatMap(Self.unpaidProduct), as: Key.unpaidProduct)
         }
     }
 
@@ -148,10 +142,12 @@ struct OpenOrders {
         order.isPaid ? nil : order.productID
     }
 
-    /// Refiles `id` from one key of a kind to another of the same kind (nil: none).
-    private mutating func move(_ id: String, from old: Key?, to new: Key?) {
-        if let old { remove(id, at: old) }
-        if let new { add(id, at: new) }
+    /// Refiles `id` from the key `kind` makes of `old` to the one it makes of
+    /// `new` (nil: none), when the two values differ.
+    private mutating func refile(_ id: String, from old: String?, to new: String?, as kind: (String) -> Key) {
+        guard old != new else { return }
+        if let old { remove(id, at: kind(old)) }
+        if let new { add(id, at: kind(new)) }
     }
 
     // One hash for the usual case (a key nobody else holds). A shared entry
