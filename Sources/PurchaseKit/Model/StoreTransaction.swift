@@ -125,13 +125,13 @@ public struct StoreTransaction: Sendable, Hashable, Codable, Identifiable {
         environment: StoreEnvironment = .sandbox,
         reason: TransactionReason? = nil
     ) {
-        box = StoreTransactionBox(Fields(
+        self.init(fields: Fields(
             id: id, originalID: originalID ?? id, productID: productID, purchaseDate: purchaseDate,
             expirationDate: expirationDate, revocationDate: revocationDate, revocationReason: revocationReason,
             quantity: quantity, orderToken: orderToken, receipt: receipt, environment: environment, reason: reason))
     }
 
-    /// A transaction holding `fields` (see ``init(from:)``).
+    /// A transaction holding `fields` (the initializer above, and ``init(from:)``).
     init(fields: Fields) {
         box = StoreTransactionBox(fields)
     }

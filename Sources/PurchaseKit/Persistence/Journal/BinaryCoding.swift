@@ -38,23 +38,21 @@ struct ByteWriter {
     mutating func string(_ value: String) {
         // A native string lends its bytes in place; only a bridged or
         // foreign one is copied into contiguous storage first.
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            varint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
-        guard written == nil else { return }
+        if value.utf8.withContiguousStorageIfAvailable({ lengthPrefixed($0) }) != nil { return }
         var value = value
-        value.withUTF8 { utf8 in
-            varint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
+        value.withUTF8 { lengthPrefixed($0) }
     }
 
     mutating func data(_ value: Data) {
-        varint(UInt64(value.count))
         // From Data's buffer in one copy: appending the Data itself went
         // through its generic sequence path, several times the cost.
-        value.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        value.withUnsafeBytes { lengthPrefixed($0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The byte count as a varint, then the bytes.
+    private mutating func lengthPrefixed(_ bytes: UnsafeBufferPointer<UInt8>) {
+        varint(UInt64(bytes.count))
+        self.bytes.append(contentsOf: bytes)
     }
 }
 
