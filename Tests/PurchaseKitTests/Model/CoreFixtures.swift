@@ -55,6 +55,27 @@ enum CoreFixtures {
         return order
     }
 
+    /// Copies of `shared`, one in each of 64 tasks running at once, each
+    /// changed by `change` with its task's number: what every task's copy
+    /// became, by that number. For the value types that share their storage
+    /// with their copies until one changes.
+    static func copiesChangedInManyTasks<Value: Sendable>(
+        of shared: Value, _ change: @escaping @Sendable (inout Value, Int) -> Void
+    ) async -> [Int: Value] {
+        await withTaskGroup(of: (Int, Value).self, returning: [Int: Value].self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    var mine = shared
+                    change(&mine, index)
+                    return (index, mine)
+                }
+            }
+            var all: [Int: Value] = [:]
+            for await (index, value) in group { all[index] = value }
+            return all
+        }
+    }
+
     /// Renders `value` with `dump`.
     static func dumped(_ value: some Any) -> String {
         var text = ""

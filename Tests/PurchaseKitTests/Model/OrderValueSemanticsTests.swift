@@ -61,18 +61,9 @@ final class OrderValueSemanticsTests: XCTestCase {
 
     func testCopiesChangedInManyTasksAtOnceEachKeepTheirOwnValues() async {
         let shared = fullOrder()
-        let results = await withTaskGroup(of: (Int, Order).self, returning: [Int: Order].self) { group in
-            for index in 0..<64 {
-                group.addTask {
-                    var mine = shared
-                    for _ in 0..<100 { mine.verificationAttempts += 1 }
-                    mine.hint = "task \(index)"
-                    return (index, mine)
-                }
-            }
-            var all: [Int: Order] = [:]
-            for await (index, order) in group { all[index] = order }
-            return all
+        let results = await CoreFixtures.copiesChangedInManyTasks(of: shared) { mine, index in
+            for _ in 0..<100 { mine.verificationAttempts += 1 }
+            mine.hint = "task \(index)"
         }
         XCTAssertEqual(shared.verificationAttempts, 0)
         XCTAssertEqual(shared.hint, "waiting")

@@ -106,18 +106,9 @@ final class StoreTransactionValueSemanticsTests: XCTestCase {
 
     func testCopiesChangedInManyTasksAtOnceEachKeepTheirOwnValues() async {
         let shared = fullTransaction()
-        let results = await withTaskGroup(of: (Int, StoreTransaction).self, returning: [Int: StoreTransaction].self) { group in
-            for index in 0..<64 {
-                group.addTask {
-                    var mine = shared
-                    for _ in 0..<100 { mine.quantity += 1 }
-                    mine.orderToken = "task \(index)"
-                    return (index, mine)
-                }
-            }
-            var all: [Int: StoreTransaction] = [:]
-            for await (index, transaction) in group { all[index] = transaction }
-            return all
+        let results = await CoreFixtures.copiesChangedInManyTasks(of: shared) { mine, index in
+            for _ in 0..<100 { mine.quantity += 1 }
+            mine.orderToken = "task \(index)"
         }
         XCTAssertEqual(shared.quantity, 3)
         XCTAssertEqual(shared.orderToken, "token-1")
