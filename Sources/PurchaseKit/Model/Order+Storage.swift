@@ -39,15 +39,3 @@ extension Order {
         var metadata: [String: String]
     }
 }
-
-/// Where an ``Order``'s values live. An order changes its box only when no
-/// other order shares it (copy on write), so a box is never changed while two
-/// threads can see it.
-///
-/// `@unchecked Sendable` is safe: `fields` is only written through
-/// `Order.makeUnique()`, by the one order that holds the box.
-final class OrderBox: @unchecked Sendable {
-    @exclusivity(unchecked) var fields: Order.Fields
-
-    init(_ fields: Order.Fields) { self.fields = fields }
-}

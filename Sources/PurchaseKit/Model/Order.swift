@@ -289,6 +289,18 @@ extension Order: CustomStringConvertible, CustomDebugStringConvertible, CustomRe
     public var debugDescription: String { description }
 }
 
+/// Where an ``Order``'s values live. An order changes its box only when no
+/// other order shares it (copy on write), so a box is never changed while two
+/// threads can see it.
+///
+/// `@unchecked Sendable` is safe: `fields` is written only in this file, by
+/// the setters of the one order that holds the box, after `makeUnique()`.
+final class OrderBox: @unchecked Sendable {
+    @exclusivity(unchecked) fileprivate(set) var fields: Order.Fields
+
+    init(_ fields: Order.Fields) { self.fields = fields }
+}
+
 extension Order {
     /// Oldest first; the id breaks ties so the order is stable. Every list of
     /// orders the library returns or works through is in this order.
