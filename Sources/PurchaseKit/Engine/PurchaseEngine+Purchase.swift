@@ -165,7 +165,8 @@ extension PurchaseEngine {
         }
         calls.open(orderID)
         await drive(orderID: orderID, .paymentAdded)
-        guard let token = orders[orderID]?.token, orders[orderID]?.status == .purchasing else {
+        let marked = orders[orderID]
+        guard let marked, let token = marked.token, marked.status == .purchasing else {
             // The order could not be marked as purchasing (its save failed): do not charge.
             cancelDeadline(calls.close(orderID))
             // Or the engine was shut down meanwhile, which saves nothing more.
@@ -174,7 +175,7 @@ extension PurchaseEngine {
                                    advice: "Nothing was charged. Free some storage and try again.", orderID: orderID)
         }
         startStoreTimeout(orderID: orderID)
-        scheduleExpiry(of: orders[orderID])
+        scheduleExpiry(of: marked)
         // Shut down while the order was being marked: nothing was charged, and
         // the `purchasing` order expires at the next launch.
         do { try ensureRunning(orderID: orderID) } catch {
@@ -342,10 +343,11 @@ extension PurchaseEngine {
         resumption?.resume()
     }
 
-    /// Settles the waiting call once the order rests.
+    /// Settles the waiting call once the order rests. The caller has seen
+    /// that a call waits; one answered meanwhile takes no second answer
+    /// (``resolveWaiter(orderID:with:)``).
     func settleWaiter(for order: Order, after event: OrderEvent) {
-        guard calls.isWaiting(order.id),
-              let outcome = OrderStateMachine.answer(for: order, after: event) else { return }
+        guard let outcome = OrderStateMachine.answer(for: order, after: event) else { return }
         resolveWaiter(orderID: order.id, with: outcome)
     }
 }

@@ -51,7 +51,8 @@ struct DeadlineSchedule<Job> {
             heap = jobs.compactMap { id, entry in entry.deadline.map { Key(deadline: $0, id: id) } }
             for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         }
-        dropCancelledTop()
+        // The top was live before: only the timer just cancelled can have left it dead.
+        if heap.first?.id == id { dropCancelledTop() }
     }
 
     /// Moves every deadline by `interval` seconds, keeping their order.

@@ -57,34 +57,38 @@ struct WaitingCalls {
 
     /// Records the call's store-timeout deadline.
     mutating func setDeadline(_ deadlineID: UInt64, for orderID: String) {
-        // Read and written back whole: an optional-chained write goes through
-        // the dictionary's modify accessor, whose frame for a value this
-        // large is allocated on the heap.
-        guard var call = calls[orderID] else { return }
+        // Read and written back whole, by position: an optional-chained write
+        // goes through the dictionary's modify accessor, whose frame for a
+        // value this large is allocated on the heap, and a write by key
+        // would hash the id again.
+        guard let position = calls.index(forKey: orderID) else { return }
+        var call = calls.values[position]
         call.deadlineID = deadlineID
-        calls[orderID] = call
+        calls.values[position] = call
     }
 
     /// Answers the call, if it has no answer yet.
     /// - Returns: the deadline to cancel, and the continuation to resume when
     ///   the call is suspended; nil when there is no call or it was answered.
     mutating func answer(_ orderID: String, with answer: Answer) -> (deadlineID: UInt64?, resumption: Resumption?)? {
-        guard var call = calls[orderID], call.answer == nil else { return nil }
+        guard let position = calls.index(forKey: orderID) else { return nil }
+        var call = calls.values[position]
+        guard call.answer == nil else { return nil }
         let deadlineID = call.deadlineID
         if let continuation = call.continuation {
-            calls[orderID] = nil
+            calls.remove(at: position)
             return (deadlineID, Resumption(continuation: continuation, answer: answer))
         }
         call.answer = answer
         call.deadlineID = nil
-        calls[orderID] = call
+        calls.values[position] = call
         return (deadlineID, nil)
     }
 
     /// Takes an answer that came before the call suspended, ending the call.
     mutating func takeEarlyAnswer(_ orderID: String) -> Answer? {
-        guard let answer = calls[orderID]?.answer else { return nil }
-        calls[orderID] = nil
+        guard let position = calls.index(forKey: orderID), let answer = calls.values[position].answer else { return nil }
+        calls.remove(at: position)
         return answer
     }
 
@@ -93,17 +97,18 @@ struct WaitingCalls {
     /// left without an answer.
     mutating func suspend(_ orderID: String, on continuation: Suspension<PurchaseResult, any Error>,
                           unknown: @autoclosure () -> PurchaseKitError) -> Resumption? {
-        guard var call = calls[orderID] else {
+        guard let position = calls.index(forKey: orderID) else {
             assertionFailure("a purchase call suspends only while open")
             return Resumption(continuation: continuation, answer: .failure(unknown()))
         }
+        var call = calls.values[position]
         assert(call.continuation == nil, "a purchase call suspends once")
         if let answer = call.answer {
-            calls[orderID] = nil
+            calls.remove(at: position)
             return Resumption(continuation: continuation, answer: answer)
         }
         call.continuation = continuation
-        calls[orderID] = call
+        calls.values[position] = call
         return nil
     }
 }
