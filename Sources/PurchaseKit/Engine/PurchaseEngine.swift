@@ -27,8 +27,9 @@ public actor PurchaseEngine {
     // every access to those at run time (a thread-local access set), in case
     // two overlap. Only the actor's own synchronous code touches these, and
     // none can be passed `inout` across an `await`: a release build skips
-    // the check on the ones a purchase reads and writes (about 5 % of its
-    // instructions); debug builds, where the tests run, keep it.
+    // the check on the ones a purchase reads and writes (the checks were
+    // about 3 % of its instructions, and it takes 5.5 % fewer without them);
+    // debug builds, where the test suite runs, keep it.
     #if !DEBUG
     @exclusivity(unchecked)
     #endif
