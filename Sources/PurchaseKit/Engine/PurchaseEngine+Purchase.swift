@@ -62,7 +62,7 @@ extension PurchaseEngine {
     }
 
     private func enterQueue(_ key: TaskQueue.Key) async throws {
-        while taskQueue.isBusy(key) {
+        while !taskQueue.tryReserve(key) {
             // Woken by a shutdown: the payment in flight may never be let go of.
             try ensureRunning()
             if configuration.policies.duplicatePurchasePolicy == .reject {
@@ -72,7 +72,6 @@ extension PurchaseEngine {
             }
             try await waitForTurn(.key(key))
         }
-        taskQueue.reserve(key)
     }
 
     private func takeSlot() async throws {

@@ -18,6 +18,10 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
         var purchases = PurchaseIndex()
         var spendsByUser: [String: [String: ConsumableSpend]] = [:]
         var renewalsByUser: [String: [String: RenewalStateRecord]] = [:]
+        /// Orders whose transaction or token another order's save claimed
+        /// since: their next save looks up whether their links still point
+        /// to them. Every other order's do, so its saves look up neither.
+        var displaced: Set<String> = []
 
         func order(id: String) -> Order? { open[id] ?? archived[id] }
 
@@ -27,16 +31,23 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if old == nil { old = archived.removeValue(forKey: order.id) }
             if let old { unlink(old, keeping: order) }
             if old?.userID != order.userID { byUser[order.userID, default: []].insert(order.id) }
-            // Most saves move an order along without a new token or transaction: those links stand.
-            if let transactionID = order.transactionID, transactionID != old?.transactionID || byTransaction[transactionID] != order.id {
-                byTransaction[transactionID] = order.id
+            // Most saves move an order along without a new token or transaction,
+            // and nobody claimed its links since: those stand.
+            let relink = !displaced.isEmpty && displaced.remove(order.id) != nil
+            if let transactionID = order.transactionID, transactionID != old?.transactionID || relink && byTransaction[transactionID] != order.id {
+                displace(byTransaction.updateValue(order.id, forKey: transactionID), by: order.id)
             }
-            if let token = order.token, token != old?.token || byToken[token] != order.id {
-                byToken[token] = order.id
+            if let token = order.token, token != old?.token || relink && byToken[token] != order.id {
+                displace(byToken.updateValue(order.id, forKey: token), by: order.id)
             }
             if order.laterTransactionOriginalID != old?.laterTransactionOriginalID {
                 purchases.link(order.id, original: order.laterTransactionOriginalID)
             }
+        }
+
+        /// A link now points at order `id`: the order it pointed at before, if another, is displaced.
+        private mutating func displace(_ previous: String?, by id: String) {
+            if let previous, previous != id { displaced.insert(previous) }
         }
 
         mutating func unlink(_ old: Order, keeping new: Order?) {
@@ -129,6 +140,7 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
             if let order = s.open.removeValue(forKey: orderID) ?? s.archived.removeValue(forKey: orderID) {
                 s.unlink(order, keeping: nil)
             }
+            if !s.displaced.isEmpty { s.displaced.remove(orderID) }
         }
     }
 

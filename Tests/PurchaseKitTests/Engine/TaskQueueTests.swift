@@ -17,6 +17,20 @@ final class TaskQueueTests: XCTestCase {
         XCTAssertFalse(queue.isBusy(alice))
     }
 
+    func testAReservationIsRefusedWhileTheKeyIsInFlightForEitherReason() {
+        var queue = TaskQueue(limit: 4)
+        XCTAssertTrue(queue.tryReserve(alice))
+        XCTAssertFalse(queue.tryReserve(alice), "its purchase call runs")
+        XCTAssertTrue(queue.tryReserve(TaskQueue.Key(userID: "bob", productID: "coins")), "another user's key is free")
+        queue.startHanding(alice, orderID: "order-1")
+        _ = queue.release(alice, hadSlot: false)
+        XCTAssertFalse(queue.tryReserve(alice), "the store still takes its payment")
+        // The refusal kept the payment being handed over: its end frees the key.
+        XCTAssertTrue(queue.endHanding(alice, orderID: "order-1").isEmpty)
+        XCTAssertFalse(queue.isBusy(alice))
+        XCTAssertTrue(queue.tryReserve(alice))
+    }
+
     func testAnEarlierPaymentLeavingTheStoreLateDoesNotFreeTheNextOne() {
         var queue = TaskQueue(limit: 4)
         // The first payment has its outcome before the store's `add` returned.

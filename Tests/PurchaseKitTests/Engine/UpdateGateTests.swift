@@ -33,13 +33,26 @@ final class UpdateGateTests: XCTestCase {
         XCTAssertTrue(gate.tryEnter(.keys([.token("b"), .transaction("2")])), "another payment goes side by side")
         XCTAssertFalse(gate.tryEnter(.keys([.token("c"), .transaction("1")])), "the same transaction waits")
         XCTAssertFalse(gate.tryEnter(.exclusive))
+        // The refused claim took none of its keys: its free token stays free.
+        XCTAssertTrue(gate.tryEnter(.keys([.token("c"), .token("c")])))
+        XCTAssertEqual(gate.leave(.keys([.token("a"), .transaction("1")])).count, 0)
+        XCTAssertEqual(gate.leave(.keys([.token("b"), .transaction("2")])).count, 0)
+        XCTAssertFalse(gate.tryEnter(.exclusive), "the token claim still holds")
+        XCTAssertEqual(gate.leave(.keys([.token("c"), .token("c")])).count, 0)
+        XCTAssertTrue(gate.tryEnter(.exclusive), "every key given back")
+    }
+
+    func testAFirstPurchaseClaimsItsTransactionAndTokenOnce() {
+        // A first purchase's transaction is its own original, and the update
+        // answers the payment whose token its transaction carries.
+        let claim = UpdateGate.claim(for: paid("1", token: "a"))
+        guard case .keys(let keys) = claim else { return XCTFail("a paid update with a token claims keys") }
+        XCTAssertEqual(keys.count, 2, "\(keys)")
+        XCTAssertEqual(Set(keys), [.token("a"), .transaction("1")])
     }
 
     func testAKeyAClaimNamesTwiceIsHeldAndGivenBackOnce() {
-        // A first purchase's transaction is its own original: its claim names it twice.
-        let claim = UpdateGate.claim(for: paid("1", token: "a"))
-        guard case .keys(let keys) = claim else { return XCTFail("a paid update with a token claims keys") }
-        XCTAssertEqual(keys.filter { $0 == .transaction("1") }.count, 2)
+        let claim = UpdateGate.Claim.keys([.token("a"), .transaction("1"), .transaction("1")])
         var gate = UpdateGate()
         XCTAssertTrue(gate.tryEnter(claim))
         XCTAssertFalse(gate.tryEnter(.keys([.transaction("1")])), "held while the claim is")

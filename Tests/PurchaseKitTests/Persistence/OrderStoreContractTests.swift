@@ -32,6 +32,30 @@ final class OrderStoreContractTests: XCTestCase {
         }
     }
 
+    func testASaveOfTheFirstOrderClaimsBackItsTransactionAndTokenEvenUnchanged() async throws {
+        for (name, store) in try stores() {
+            var first = makeOrder("o-1", transactionID: "t-shared")
+            first.token = "token-shared"
+            var second = makeOrder("o-2", transactionID: "t-shared", createdAt: testEpoch.addingTimeInterval(1))
+            second.token = "token-shared"
+            try await store.save(first)
+            try await store.save(second)  // Claims both.
+            first.metadata = ["note": "saved again"]
+            try await store.save(first)  // The same links: the latest save holds them.
+            let byTransaction = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(byTransaction?.id, "o-1", name)
+            let byToken = try await store.order(token: "token-shared")
+            XCTAssertEqual(byToken?.id, "o-1", name)
+            try await store.save(second)  // And back again, once more.
+            let again = try await store.order(token: "token-shared")
+            XCTAssertEqual(again?.id, "o-2", name)
+            second.metadata = ["note": "an ordinary save"]
+            try await store.save(second)
+            let stays = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(stays?.id, "o-2", name)
+        }
+    }
+
     func testArchivingAnOrderDoesNotTakeBackATransactionOrTokenALaterSaveClaimed() async throws {
         for (name, store) in try stores() {
             var first = makeOrder("o-1", transactionID: "t-shared", status: .failed)

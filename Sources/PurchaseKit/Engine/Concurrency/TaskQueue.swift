@@ -15,21 +15,38 @@ struct TaskQueue {
         let continuation: Suspension<Bool, Never>
     }
 
+    /// Why a key is in flight: its purchase call runs, or the store is
+    /// still taking its payment (`add` has not returned, and the payment has
+    /// no outcome yet), or both. A key is in ``keys`` exactly while one holds.
+    private struct Hold {
+        var callRuns = false
+        /// The order id of the payment the store is taking.
+        var handing: String?
+
+        var isEmpty: Bool { !callRuns && handing == nil }
+    }
+
     let limit: Int
-    private(set) var inFlight: Set<Key> = []
+    /// One entry a key in flight, for both reasons: a purchase looks its key
+    /// up once a step (a key hashes two strings), not once a reason.
+    private var keys: [Key: Hold] = [:]
     private(set) var running = 0
-    /// The keys whose payment the store is still taking (`add` has not
-    /// returned, and the payment has no outcome yet), with that payment's order id.
-    private var handing: [Key: String] = [:]
     private var keyWaiters: [Key: [Waiter]] = [:]
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
     init(limit: Int) { self.limit = limit }
 
-    func isBusy(_ key: Key) -> Bool { inFlight.contains(key) || handing[key] != nil }
+    func isBusy(_ key: Key) -> Bool { keys[key] != nil }
 
-    mutating func reserve(_ key: Key) { inFlight.insert(key) }
+    /// Reserves the key for a purchase call if it is free: one hash when it is.
+    mutating func tryReserve(_ key: Key) -> Bool {
+        guard let held = keys.updateValue(Hold(callRuns: true), forKey: key) else { return true }
+        keys[key] = held
+        return false
+    }
+
+    mutating func reserve(_ key: Key) { keys[key, default: Hold()].callRuns = true }
 
     /// A new id for a waiter.
     mutating func nextWaiterID() -> UInt64 {
@@ -71,15 +88,23 @@ struct TaskQueue {
     }
 
     /// The store starts taking the key's payment.
-    mutating func startHanding(_ key: Key, orderID: String) { handing[key] = orderID }
+    mutating func startHanding(_ key: Key, orderID: String) { keys[key, default: Hold()].handing = orderID }
 
     /// The store took (or refused) the payment of order `orderID`, or the
     /// payment has its outcome; returns whom to wake. Does nothing for a
     /// payment no longer handed over (a later payment of the same key may be).
     mutating func endHanding(_ key: Key, orderID: String) -> [Suspension<Bool, Never>] {
-        guard handing[key] == orderID else { return [] }
-        handing[key] = nil
-        return inFlight.contains(key) ? [] : wakeKeyWaiters(key)
+        guard let position = keys.index(forKey: key), keys.values[position].handing == orderID else { return [] }
+        keys.values[position].handing = nil
+        return unhold(key, at: position)
+    }
+
+    /// Drops the key's entry once nothing holds it, and returns the calls
+    /// waiting for it, to wake.
+    private mutating func unhold(_ key: Key, at position: Dictionary<Key, Hold>.Index) -> [Suspension<Bool, Never>] {
+        guard keys.values[position].isEmpty else { return [] }
+        keys.remove(at: position)
+        return wakeKeyWaiters(key)
     }
 
     /// Takes out the calls waiting for `key`; almost always none wait, and
@@ -104,8 +129,13 @@ struct TaskQueue {
 
     /// Ends a purchase call: frees its key and slot, and returns whom to wake.
     mutating func release(_ key: Key, hadSlot: Bool) -> [Suspension<Bool, Never>] {
-        inFlight.remove(key)
-        var wake = handing[key] != nil ? [] : wakeKeyWaiters(key)
+        var wake: [Suspension<Bool, Never>] = []
+        if let position = keys.index(forKey: key) {
+            keys.values[position].callRuns = false
+            wake = unhold(key, at: position)
+        } else {
+            wake = wakeKeyWaiters(key)
+        }
         if hadSlot {
             running -= 1
             if !slotWaiters.isEmpty { wake.append(slotWaiters.removeFirst().continuation) }

@@ -15,10 +15,11 @@
 struct UpdateGate {
     enum Claim: Equatable {
         case exclusive
-        /// The keys of one update: a few, and a key may come twice (a first
-        /// purchase's transaction is its own original). A list, not a set:
-        /// the gate hashes each key where it looks it up, and building a set
-        /// hashed them all once more for every update.
+        /// The keys of one update: a few. A list, not a set: the gate
+        /// hashes each key where it looks it up, and building a set hashed
+        /// them all once more for every update. ``UpdateGate/claim(for:)``
+        /// names each key once; a key named twice is still held and given
+        /// back once.
         case keys([Key])
 
         /// Two claims are equal when they hold the same keys, in any order.
@@ -51,8 +52,12 @@ struct UpdateGate {
         switch update.kind {
         case .purchased, .restored:
             guard let transaction = update.transaction, let own = transaction.orderToken else { return .exclusive }
-            var keys: [Key] = [.token(own), .transaction(transaction.id), .transaction(transaction.originalID)]
-            if let answering = update.orderToken { keys.append(.token(answering)) }
+            // A first purchase's transaction is its own original, and an
+            // update answers the payment its transaction carries the token
+            // of: almost always two keys, each hashed twice (held, given back).
+            var keys: [Key] = [.token(own), .transaction(transaction.id)]
+            if transaction.originalID != transaction.id { keys.append(.transaction(transaction.originalID)) }
+            if let answering = update.orderToken, answering != own { keys.append(.token(answering)) }
             return .keys(keys)
         case .purchasing, .deferred, .interrupted, .scheduled, .cancelled, .failed:
             guard let token = update.orderToken else { return .exclusive }
@@ -64,10 +69,23 @@ struct UpdateGate {
         }
     }
 
-    /// Takes the claim if it is free and nobody waits before it.
+    /// Takes the claim if it is free and nobody waits before it. A keyed
+    /// claim's keys are taken as they are checked, one hash each, and given
+    /// back if one of them is held.
     mutating func tryEnter(_ claim: Claim) -> Bool {
-        guard waiting.isEmpty, isFree(claim) else { return false }
-        take(claim)
+        guard waiting.isEmpty, !exclusiveHeld else { return false }
+        guard case .keys(let keys) = claim else {
+            guard keyedHolders == 0 else { return false }
+            exclusiveHeld = true
+            return true
+        }
+        for (taken, key) in keys.enumerated() where !heldKeys.insert(key).inserted {
+            // Held already, by this claim (a key it names twice) or another.
+            if keys[..<taken].contains(key) { continue }
+            for earlier in Set(keys[..<taken]) { heldKeys.remove(earlier) }
+            return false
+        }
+        keyedHolders += 1
         return true
     }
 
