@@ -30,6 +30,12 @@ struct OpenOrders {
         }
     }
 
+    /// Makes room for `count` open orders, and about two keys each.
+    mutating func reserveCapacity(_ count: Int) {
+        byID.reserveCapacity(count)
+        index.reserveCapacity(count * 2)
+    }
+
     /// Adds the orders a launch loaded, with room for them reserved up front.
     mutating func load(_ loaded: [Order]) {
         byID.reserveCapacity(byID.count + loaded.count)
@@ -44,16 +50,16 @@ struct OpenOrders {
     var isEmpty: Bool { byID.isEmpty }
 
     /// The open orders whose payment carried `token`.
-    func orders(token: String) -> [Order] { orders(at: [.token(token)]) }
+    func orders(token: String) -> [Order] { orders(at: .token(token)) }
 
     /// Whether an open order's payment carried `token`.
     func holds(token: String) -> Bool { index[.token(token)] != nil }
 
     /// The open orders holding the transaction `id`.
-    func orders(transactionID id: String) -> [Order] { orders(at: [.transaction(id)]) }
+    func orders(transactionID id: String) -> [Order] { orders(at: .transaction(id)) }
 
     /// The open orders holding a transaction of the purchase `originalID` (its renewals share it).
-    func orders(originalTransactionID originalID: String) -> [Order] { orders(at: [.original(originalID)]) }
+    func orders(originalTransactionID originalID: String) -> [Order] { orders(at: .original(originalID)) }
 
     /// Whether an open order other than `id` holds a transaction of the
     /// purchase `originalID`: one hash, no copy, for a check on every delivery.
@@ -67,7 +73,7 @@ struct OpenOrders {
 
     /// The open orders of `productID` that hold no transaction yet: those a
     /// payment whose token the store lost may belong to.
-    func unpaidOrders(productID: String) -> [Order] { orders(at: [.unpaidProduct(productID)]) }
+    func unpaidOrders(productID: String) -> [Order] { orders(at: .unpaidProduct(productID)) }
 
     /// The open orders a paid `transaction` may belong to (see
     /// ``Reconciler/match(_:kind:answering:orders:currentUserID:storeInitiated:)``):
@@ -93,18 +99,39 @@ struct OpenOrders {
         return unpaidOrders(productID: update.productID)
     }
 
+    /// The orders filed under `key`, oldest first.
+    private func orders(at key: Key) -> [Order] {
+        switch index[key] {
+        case nil: []
+        case .one(let id): byID[id].map { [$0] } ?? []
+        case .many(let many): many.compactMap { byID[$0] }.sorted(by: Order.creationOrder)
+        }
+    }
+
     /// The orders filed under any of `keys`, each once, oldest first.
     private func orders(at keys: [Key]) -> [Order] {
+        // Almost always every key that has an entry names the same one order:
+        // it is kept aside, and no list of ids is built.
+        var single: String?
         var ids: [String] = []
         var entries = 0
         for key in keys {
-            switch index[key] {
-            case nil: continue
-            case .one(let id): ids.append(id)
-            case .many(let many): ids.append(contentsOf: many)
-            }
+            guard let entry = index[key] else { continue }
             entries += 1
+            switch entry {
+            case .one(let id) where ids.isEmpty && (single == nil || single == id):
+                single = id
+            case .one(let id):
+                if let single { ids.append(single) }
+                single = nil
+                ids.append(id)
+            case .many(let many):
+                if let single { ids.append(single) }
+                single = nil
+                ids.append(contentsOf: many)
+            }
         }
+        if let single { return byID[single].map { [$0] } ?? [] }
         if entries > 1 {
             var seen = Set<String>(minimumCapacity: ids.count)
             ids.removeAll { !seen.insert($0).inserted }

@@ -121,6 +121,13 @@ final class OpenOrdersTests: XCTestCase {
                 let storeInitiated = pools.chance(10)
                 let candidates = open.candidates(for: transaction, answering: updateToken)
                 XCTAssertEqual(Set(ids(candidates)).count, candidates.count, "each candidate once")
+                // Exactly the orders filed under one of the update's keys, oldest first.
+                let filed = all.filter { order in
+                    order.transactionID == transaction.id || order.transaction?.originalID == transaction.originalID
+                        || order.token.map { $0 == transaction.orderToken || $0 == updateToken } == true
+                        || transaction.orderToken == nil && order.transaction == nil && order.productID == transaction.productID
+                }
+                XCTAssertEqual(ids(candidates), ids(filed), "seed \(seed)")
                 let indexed = reconciler.match(transaction, kind: kind, answering: updateToken, orders: candidates,
                                                currentUserID: "u1", storeInitiated: storeInitiated)
                 let scanned = reconciler.match(transaction, kind: kind, answering: updateToken, orders: all,

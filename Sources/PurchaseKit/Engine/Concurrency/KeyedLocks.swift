@@ -7,6 +7,9 @@ struct KeyedLocks {
     private var held: Set<String> = []
     private var waiters: [String: [Suspension<Void, Never>]] = [:]
 
+    /// Makes room for `count` keys held at once.
+    mutating func reserveCapacity(_ count: Int) { held.reserveCapacity(count) }
+
     /// How many calls wait for a lock.
     var waitingCount: Int { waiters.values.reduce(0) { $0 + $1.count } }
 

@@ -35,7 +35,15 @@ struct TaskQueue {
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int) {
+        self.limit = limit
+        keys.reserveCapacity(Self.roomForKeys(limit: limit))
+    }
+
+    /// The room a table of the payments in flight is made with: four times
+    /// as many as may be in flight, so that a removal moves few entries (see
+    /// ``PurchaseEngine/init(configuration:)``), and at most 1,024.
+    static func roomForKeys(limit: Int) -> Int { Swift.min(limit, 256) * 4 }
 
     func isBusy(_ key: Key) -> Bool { keys[key] != nil }
 

@@ -29,6 +29,9 @@ struct WaitingCalls {
 
     private var calls: [String: Call] = [:]
 
+    /// Makes room for `count` calls waiting at once.
+    mutating func reserveCapacity(_ count: Int) { calls.reserveCapacity(count) }
+
     /// The orders with a call waiting, answered or not.
     var orderIDs: [String] { Array(calls.keys) }
 
