@@ -28,6 +28,22 @@ final class OrderBinaryCodingTests: XCTestCase {
         }
     }
 
+    func testCRC32IsTheSameFromAnyStartingAddressAndInPieces() {
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) }
+        for offset in 0..<9 {
+            let tail = Array(bytes[offset...])
+            let whole = CRC32.checksum(tail)
+            // The same bytes read from an address that is not eight-aligned.
+            let unaligned = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            XCTAssertEqual(unaligned, whole, "offset \(offset)")
+            // And in two pieces, the second continuing from the first.
+            let split = 13 + offset
+            let first = tail.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[..<split])) }
+            let both = tail.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[split...]), continuing: first) }
+            XCTAssertEqual(both, whole, "offset \(offset), split \(split)")
+        }
+    }
+
     func testEveryFieldRoundTripsAndEveryAbsentFieldStaysAbsent() throws {
         let full = makeFullOrder("o-full")
         XCTAssertEqual(try decode(encode(full)), full)
