@@ -17,18 +17,33 @@ final class TaskQueueTests: XCTestCase {
         XCTAssertFalse(queue.isBusy(alice))
     }
 
-    func testAReservationIsRefusedWhileTheKeyIsInFlightForEitherReason() {
-        var queue = TaskQueue(limit: 4)
-        XCTAssertTrue(queue.tryReserve(alice))
-        XCTAssertFalse(queue.tryReserve(alice), "its purchase call runs")
-        XCTAssertTrue(queue.tryReserve(TaskQueue.Key(userID: "bob", productID: "coins")), "another user's key is free")
-        queue.startHanding(alice, orderID: "order-1")
-        _ = queue.release(alice, hadSlot: false)
-        XCTAssertFalse(queue.tryReserve(alice), "the store still takes its payment")
-        // The refusal kept the payment being handed over: its end frees the key.
-        XCTAssertTrue(queue.endHanding(alice, orderID: "order-1").isEmpty)
-        XCTAssertFalse(queue.isBusy(alice))
-        XCTAssertTrue(queue.tryReserve(alice))
+    func testAReservationIsRefusedWhileTheKeyIsInFlightForEitherReason() async {
+        let alice = self.alice
+        let queue = Locked(TaskQueue(limit: 4))
+        XCTAssertTrue(queue.withLock { $0.tryReserve(alice) })
+        XCTAssertFalse(queue.withLock { $0.tryReserve(alice) }, "its purchase call runs")
+        XCTAssertTrue(queue.withLock { $0.tryReserve(TaskQueue.Key(userID: "bob", productID: "coins")) }, "another user's key is free")
+        queue.withLock { $0.startHanding(alice, orderID: "order-1") }
+        XCTAssertTrue(queue.withLock { $0.release(alice, hadSlot: false) }.isEmpty, "the store still takes its payment")
+        XCTAssertFalse(queue.withLock { $0.tryReserve(alice) }, "refused while the store takes its payment")
+        XCTAssertTrue(queue.withLock { $0.isBusy(alice) }, "the refusal left the payment in flight")
+        // A second call waits for the key; the payment leaving the store wakes it.
+        let waiter = Task {
+            await suspend { continuation in
+                queue.withLock { $0.wait(for: .key(alice), TaskQueue.Waiter(id: $0.nextWaiterID(), continuation: continuation)) }
+            }
+        }
+        while queue.withLock({ $0.waiterCount }) < 1 { await Task.yield() }
+        XCTAssertTrue(queue.withLock { $0.endHanding(alice, orderID: "order-2") }.isEmpty, "another payment's end frees nothing")
+        let woken = queue.withLock { $0.endHanding(alice, orderID: "order-1") }
+        XCTAssertEqual(woken.count, 1, "the refusal kept the payment being handed over: its end frees the key")
+        woken.forEach { $0.resume(returning: true) }
+        // Whatever went wrong above, the waiting call must not hang the test.
+        queue.withLock { $0.removeAllWaiters() }.forEach { $0.resume(returning: false) }
+        let wasWoken = await waiter.value
+        XCTAssertTrue(wasWoken, "woken by the payment's end, not by the clean-up")
+        XCTAssertFalse(queue.withLock { $0.isBusy(alice) })
+        XCTAssertTrue(queue.withLock { $0.tryReserve(alice) })
     }
 
     func testAnEarlierPaymentLeavingTheStoreLateDoesNotFreeTheNextOne() {
