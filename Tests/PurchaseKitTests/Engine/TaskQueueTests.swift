@@ -9,7 +9,7 @@ final class TaskQueueTests: XCTestCase {
 
     func testAPaymentStaysInFlightWhileTheStoreTakesItAfterItsCallLeft() {
         var queue = TaskQueue(limit: 4)
-        queue.reserve(alice)
+        XCTAssertTrue(queue.tryReserve(alice))
         queue.startHanding(alice, orderID: "order-1")
         _ = queue.release(alice, hadSlot: false) // the call was answered at its store timeout
         XCTAssertTrue(queue.isBusy(alice), "the store still takes the payment")
@@ -49,13 +49,13 @@ final class TaskQueueTests: XCTestCase {
     func testAnEarlierPaymentLeavingTheStoreLateDoesNotFreeTheNextOne() {
         var queue = TaskQueue(limit: 4)
         // The first payment has its outcome before the store's `add` returned.
-        queue.reserve(alice)
+        XCTAssertTrue(queue.tryReserve(alice))
         queue.startHanding(alice, orderID: "order-1")
         _ = queue.endHanding(alice, orderID: "order-1")
         _ = queue.release(alice, hadSlot: false)
         XCTAssertFalse(queue.isBusy(alice), "a payment with its outcome is not in flight")
         // The next payment is handed over and its call answered at its store timeout.
-        queue.reserve(alice)
+        XCTAssertTrue(queue.tryReserve(alice))
         queue.startHanding(alice, orderID: "order-2")
         _ = queue.release(alice, hadSlot: false)
         // Now the store's `add` of the first payment returns.

@@ -54,8 +54,6 @@ struct TaskQueue {
         return false
     }
 
-    mutating func reserve(_ key: Key) { keys[key, default: Hold()].callRuns = true }
-
     /// A new id for a waiter.
     mutating func nextWaiterID() -> UInt64 {
         lastWaiterID += 1
