@@ -104,7 +104,7 @@ struct OpenOrders {
         switch index[key] {
         case nil: []
         case .one(let id): byID[id].map { [$0] } ?? []
-        case .many(let many): many.compactMap { byID[$0] }.sorted(by: Order.creationOrder)
+        case .many(let many): oldestFirst(many)
         }
     }
 
@@ -118,17 +118,16 @@ struct OpenOrders {
         for key in keys {
             guard let entry = index[key] else { continue }
             entries += 1
-            switch entry {
-            case .one(let id) where ids.isEmpty && (single == nil || single == id):
+            if case .one(let id) = entry, ids.isEmpty, single == nil || single == id {
                 single = id
-            case .one(let id):
-                if let single { ids.append(single) }
-                single = nil
-                ids.append(id)
-            case .many(let many):
-                if let single { ids.append(single) }
-                single = nil
-                ids.append(contentsOf: many)
+                continue
+            }
+            // A second order: the one kept aside joins the list.
+            if let kept = single { ids.append(kept) }
+            single = nil
+            switch entry {
+            case .one(let id): ids.append(id)
+            case .many(let many): ids.append(contentsOf: many)
             }
         }
         if let single { return byID[single].map { [$0] } ?? [] }
@@ -136,7 +135,12 @@ struct OpenOrders {
             var seen = Set<String>(minimumCapacity: ids.count)
             ids.removeAll { !seen.insert($0).inserted }
         }
-        return ids.compactMap { byID[$0] }.sorted(by: Order.creationOrder)
+        return oldestFirst(ids)
+    }
+
+    /// The open orders with these ids, oldest first.
+    private func oldestFirst(_ ids: some Sequence<String>) -> [Order] {
+        ids.compactMap { byID[$0] }.sorted(by: Order.creationOrder)
     }
 
     /// What an order is filed under.

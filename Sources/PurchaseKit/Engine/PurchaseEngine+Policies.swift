@@ -99,5 +99,10 @@ extension PurchaseEngine.Configuration {
             self.paymentExpiry = paymentExpiry
             self.approvalExpiry = approvalExpiry
         }
+
+        /// The room the engine's tables of orders in flight are made with:
+        /// four times the purchases that may be in flight, at most 1,024 (see
+        /// ``PurchaseEngine/init(configuration:)``).
+        var roomForOrdersInFlight: Int { Swift.min(maximumConcurrentPurchases, 256) * 4 }
     }
 }

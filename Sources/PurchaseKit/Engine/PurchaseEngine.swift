@@ -171,8 +171,6 @@ public actor PurchaseEngine {
         var system = SystemRandomNumberGenerator()
         self.random = SeededRandomNumberGenerator(seed: configuration.jitterSeed ?? system.next())
         self.tokens = OrderTokenMinter(seed: configuration.orderTokenSeed)
-        self.taskQueue = TaskQueue(limit: configuration.limits.maximumConcurrentPurchases)
-        self.lane = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
         // The tables of orders in flight gain and lose an entry at every
         // purchase. Swift's hash tables probe linearly, and a removal rehashes
         // the entries after it in its run of the table, a run that grows with
@@ -180,7 +178,9 @@ public actor PurchaseEngine {
         // were such moves. Room for four times the purchases that may be in
         // flight keeps the runs short (32 entries at the default limit, 1,024
         // at most; the open-order index, about two keys an order, twice that).
-        let room = TaskQueue.roomForKeys(limit: configuration.limits.maximumConcurrentPurchases)
+        let room = configuration.limits.roomForOrdersInFlight
+        self.taskQueue = TaskQueue(limit: configuration.limits.maximumConcurrentPurchases, room: room)
+        self.lane = BoundedLane(limit: configuration.limits.maximumConcurrentDeliveries)
         orders.reserveCapacity(room)
         orderLocks.reserveCapacity(room)
         calls.reserveCapacity(room)

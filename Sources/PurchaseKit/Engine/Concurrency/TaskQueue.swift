@@ -35,15 +35,12 @@ struct TaskQueue {
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
-    init(limit: Int) {
+    /// A queue of `limit` slots whose table of keys is made with `room`
+    /// entries (more than `limit`, so that a removal moves few entries).
+    init(limit: Int, room: Int = 0) {
         self.limit = limit
-        keys.reserveCapacity(Self.roomForKeys(limit: limit))
+        keys.reserveCapacity(room)
     }
-
-    /// The room a table of the payments in flight is made with: four times
-    /// as many as may be in flight, so that a removal moves few entries (see
-    /// ``PurchaseEngine/init(configuration:)``), and at most 1,024.
-    static func roomForKeys(limit: Int) -> Int { Swift.min(limit, 256) * 4 }
 
     func isBusy(_ key: Key) -> Bool { keys[key] != nil }
 

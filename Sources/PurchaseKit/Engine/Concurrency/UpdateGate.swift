@@ -69,24 +69,9 @@ struct UpdateGate {
         }
     }
 
-    /// Takes the claim if it is free and nobody waits before it. A keyed
-    /// claim's keys are taken as they are checked, one hash each, and given
-    /// back if one of them is held.
+    /// Takes the claim if it is free and nobody waits before it.
     mutating func tryEnter(_ claim: Claim) -> Bool {
-        guard waiting.isEmpty, !exclusiveHeld else { return false }
-        guard case .keys(let keys) = claim else {
-            guard keyedHolders == 0 else { return false }
-            exclusiveHeld = true
-            return true
-        }
-        for (taken, key) in keys.enumerated() where !heldKeys.insert(key).inserted {
-            // Held already, by this claim (a key it names twice) or another.
-            if keys[..<taken].contains(key) { continue }
-            for earlier in Set(keys[..<taken]) { heldKeys.remove(earlier) }
-            return false
-        }
-        keyedHolders += 1
-        return true
+        waiting.isEmpty && takeIfFree(claim)
     }
 
     /// Queues a claim that ``tryEnter(_:)`` refused.
@@ -104,29 +89,29 @@ struct UpdateGate {
             keyedHolders -= 1
         }
         var granted: [Suspension<Void, Never>] = []
-        while let next = waiting.first, isFree(next.claim) {
+        while let next = waiting.first, takeIfFree(next.claim) {
             waiting.removeFirst()
-            take(next.claim)
             granted.append(next.continuation)
         }
         return granted
     }
 
-    private func isFree(_ claim: Claim) -> Bool {
+    /// Takes the claim if it is free. A keyed claim's keys are taken as they
+    /// are checked, one hash each, and given back if one of them is held.
+    private mutating func takeIfFree(_ claim: Claim) -> Bool {
         guard !exclusiveHeld else { return false }
-        switch claim {
-        case .exclusive: return keyedHolders == 0
-        case .keys(let keys): return heldKeys.isEmpty || !keys.contains(where: heldKeys.contains)
-        }
-    }
-
-    private mutating func take(_ claim: Claim) {
-        switch claim {
-        case .exclusive:
+        guard case .keys(let keys) = claim else {
+            guard keyedHolders == 0 else { return false }
             exclusiveHeld = true
-        case .keys(let keys):
-            for key in keys { heldKeys.insert(key) }
-            keyedHolders += 1
+            return true
         }
+        for (taken, key) in keys.enumerated() where !heldKeys.insert(key).inserted {
+            // Held already, by this claim (a key it names twice) or another.
+            if keys[..<taken].contains(key) { continue }
+            for earlier in Set(keys[..<taken]) { heldKeys.remove(earlier) }
+            return false
+        }
+        keyedHolders += 1
+        return true
     }
 }
