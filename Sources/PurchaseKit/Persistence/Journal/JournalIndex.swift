@@ -65,6 +65,10 @@ struct JournalIndex: Sendable {
     /// this order, and a launch links them as they were. Moving an order to
     /// the archive or compacting it is no put (see ``restow(_:bytes:place:)``).
     private var putSequence: UInt64 = 0
+    /// The orders whose transaction or token link a later put of another
+    /// order took. A put of any other order that keeps its transaction and
+    /// token finds its links pointing to it still, and writes none.
+    private var displaced: Set<String> = []
 
     /// Makes room for `count` orders at once, so that a launch does not grow the tables step by step.
     mutating func reserveCapacity(_ count: Int) {
@@ -122,10 +126,11 @@ struct JournalIndex: Sendable {
                           laterTransactionOriginalID: order.laterTransactionOriginalID, updatedAt: order.updatedAt,
                           sequence: putSequence)
         // One lookup for the usual case, a new id (every order a launch reads).
-        if let old = entries.updateValue(entry, forKey: order.id) { unlink(order.id, old, keeping: entry) }
+        let old = entries.updateValue(entry, forKey: order.id)
+        if let old { unlink(order.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(order.id) }
         openOrders[order.id] = order
-        link(order.id, entry)
+        link(order.id, entry, replacing: old)
     }
 
     /// Records an archived or compacted order from its binary form.
@@ -134,10 +139,11 @@ struct JournalIndex: Sendable {
         let entry = Entry(place: place, userID: keys.userID, token: keys.token, transactionID: keys.transactionID,
                           laterTransactionOriginalID: keys.laterTransactionOriginalID, updatedAt: keys.updatedAt,
                           sequence: putSequence)
-        if let old = entries.updateValue(entry, forKey: keys.id) { unlink(keys.id, old, keeping: entry) }
+        let old = entries.updateValue(entry, forKey: keys.id)
+        if let old { unlink(keys.id, old, keeping: entry) }
         if !removedIDs.isEmpty { removedIDs.remove(keys.id) }
         stored[keys.id] = bytes
-        link(keys.id, entry)
+        link(keys.id, entry, replacing: old)
     }
 
     /// Moves an open order to the archive. Returns false when there is no such open order.
@@ -176,6 +182,7 @@ struct JournalIndex: Sendable {
     mutating func remove(id: String) -> Bool {
         guard let old = entries.removeValue(forKey: id) else { return false }
         unlink(id, old, keeping: nil)
+        if !displaced.isEmpty { displaced.remove(id) }
         removedIDs.insert(id)
         return true
     }
@@ -214,11 +221,35 @@ struct JournalIndex: Sendable {
         }
     }
 
-    private mutating func link(_ id: String, _ entry: Entry) {
-        if let transactionID = entry.transactionID { idByTransaction[transactionID] = id }
-        if let token = entry.token { idByToken[token] = id }
-        purchases.link(id, original: entry.laterTransactionOriginalID)
-        if usersAreIndexed { addToUser(id, entry) }
+    /// Links a put order's keys to it; `old` is the entry its last put left.
+    /// A put claims its transaction and token. Most puts move an order along
+    /// with the ones its last put claimed, which no other put took since (it
+    /// is not ``displaced``): those links stand, and are not hashed again.
+    private mutating func link(_ id: String, _ entry: Entry, replacing old: Entry?) {
+        let relink = old == nil || !displaced.isEmpty && displaced.remove(id) != nil
+        if let transactionID = entry.transactionID, relink || transactionID != old?.transactionID {
+            displace(idByTransaction.updateValue(id, forKey: transactionID), by: id)
+        }
+        if let token = entry.token, relink || token != old?.token {
+            displace(idByToken.updateValue(id, forKey: token), by: id)
+        }
+        // Sets, not claims: what ``unlink(_:_:keeping:)`` left stands.
+        guard let old else {
+            purchases.link(id, original: entry.laterTransactionOriginalID)
+            if usersAreIndexed { addToUser(id, entry) }
+            return
+        }
+        if entry.laterTransactionOriginalID != old.laterTransactionOriginalID {
+            purchases.link(id, original: entry.laterTransactionOriginalID)
+        }
+        if usersAreIndexed, (old.place == .open) != (entry.place == .open) || old.userID != entry.userID {
+            addToUser(id, entry)
+        }
+    }
+
+    /// A link now points at order `id`: the order it pointed at before, if another, is displaced.
+    private mutating func displace(_ previous: String?, by id: String) {
+        if let previous, previous != id { displaced.insert(previous) }
     }
 
     private mutating func addToUser(_ id: String, _ entry: Entry) {

@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+@testable import PurchaseKit
+
+/// A put that keeps an order's transaction, token, purchase and user writes
+/// no link again; these pin that the links stand all the same, and that an
+/// order another put displaced claims its links back at its next put.
+final class JournalIndexLinkTests: XCTestCase {
+    private func order(_ id: String, user: String = "u-1", transactionID: String? = nil, original: String? = nil,
+                       token: String? = nil, status: OrderStatus = .purchased) -> Order {
+        var order = makeOrder(id, user: user, transactionID: transactionID, status: status)
+        order.token = token
+        if let original { order.transaction?.originalID = original }
+        return order
+    }
+
+    func testAnOrderSavedAgainAfterAnotherTookItsLinksClaimsThemBackOnlyThen() {
+        var index = JournalIndex()
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))  // Takes both.
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .delivered))
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .delivered))
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1", "the displaced order's save did not claim its transaction back")
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+
+        // Once claimed back, o-1 is no longer displaced: o-2 is, and its next save claims them.
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .completed))
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .completed))
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+    }
+
+    func testRemovingTheOrderThatTookTheLinksLeavesThemForTheDisplacedOrdersNextSave() {
+        var index = JournalIndex()
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))
+        XCTAssertTrue(index.remove(id: "o-2"))
+        XCTAssertNil(index.orderID(forTransaction: "t-shared"), "a removed order's link stayed")
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .delivered))
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1")
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+    }
+
+    func testSavesThatKeepAUserAndAPurchaseListTheOrderOnceWhereverItMoves() {
+        var index = JournalIndex()
+        XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), [])  // The users are indexed from here on.
+        let renewal = order("o-1", transactionID: "t-2", original: "t-1")
+        index.putOpen(renewal)
+        index.putOpen(order("o-1", transactionID: "t-2", original: "t-1", status: .delivered))
+        XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), ["o-1"])
+        XCTAssertEqual(index.orderIDs(forPurchase: "t-1"), ["o-1"])
+
+        XCTAssertTrue(index.archive(id: "o-1"))
+        XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), [])
+        XCTAssertEqual(index.orderIDs(forUser: "u-1"), ["o-1"])
+        index.putOpen(order("o-1", transactionID: "t-2", original: "t-1", status: .completed))  // Reopened by a save.
+        XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), ["o-1"])
+        XCTAssertEqual(index.orderIDs(forUser: "u-1"), ["o-1"])
+
+        index.putOpen(order("o-1", user: "u-2", transactionID: "t-2", original: "t-1", status: .completed))
+        XCTAssertEqual(index.orderIDs(forUser: "u-1"), [])
+        XCTAssertEqual(index.openOrders(forUser: "u-2").map(\.id), ["o-1"])
+        index.putOpen(order("o-1", user: "u-2", transactionID: "t-3", status: .completed))  // No longer a renewal.
+        XCTAssertEqual(index.orderIDs(forPurchase: "t-1"), [])
+        XCTAssertEqual(index.orderID(forTransaction: "t-3"), "o-1")
+        XCTAssertNil(index.orderID(forTransaction: "t-2"))
+    }
+}
