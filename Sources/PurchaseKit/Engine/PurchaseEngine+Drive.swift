@@ -45,10 +45,12 @@ extension PurchaseEngine {
                 continue
             }
             guard record(step.order, replacing: order) else { return order }
+            // A save the archive move follows at once is one change, where the store can make it one.
+            let archivingSave = step.actions.last == .archive ? archivingStore : nil
             for action in step.actions {
                 switch action {
                 case .persist:
-                    guard await persist(step.order, previous: order) else {
+                    guard await persist(step.order, previous: order, archivingWith: archivingSave) else {
                         answerAfterFailedSave(attempted: step.order, saved: order)
                         retryAfterFailedSave(of: order)
                         return order
@@ -73,7 +75,7 @@ extension PurchaseEngine {
                     emit(.retryScheduled(step.order, at: date))
                     log(.info, "Delivery retry scheduled", ["orderID": orderID, "at": "\(date)", "attempts": "\(step.order.verificationAttempts)"])
                 case .archive:
-                    await archive(orderID: orderID)
+                    if archivingSave != nil { orders[orderID] = nil } else { await archive(orderID: orderID) }
                 }
             }
             last = event
@@ -128,10 +130,12 @@ extension PurchaseEngine {
 
     /// Saves the order; only then does the engine's copy change and the event go out.
     /// Nothing is saved once the engine is shut down (see ``refusesSaveAfterShutdown(of:)``).
-    private func persist(_ order: Order, previous: Order) async -> Bool {
+    /// With `mover`, the order is saved straight into the archive, and the
+    /// caller drops it from the open orders.
+    private func persist(_ order: Order, previous: Order, archivingWith mover: (any ArchivingOrderStore)? = nil) async -> Bool {
         if refusesSaveAfterShutdown(of: order.id) { return false }
         do {
-            try await store.save(order)
+            if let mover { try await mover.saveArchived(order) } else { try await store.save(order) }
         } catch {
             log(.error, "An order could not be saved; it will be retried from the store's replay", [
                 "orderID": order.id, "status": order.status.rawValue, "error": "\(type(of: error))"])

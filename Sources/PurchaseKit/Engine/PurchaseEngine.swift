@@ -21,6 +21,8 @@ public actor PurchaseEngine {
     /// The serial executor the engine runs on: in an app, a default actor's.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { actorExecutor.executor }
     let configuration: Configuration
+    /// The order store, when it saves an order into the archive in one change (see ``ArchivingOrderStore``).
+    let archivingStore: (any ArchivingOrderStore)?
     let machine: OrderStateMachine
 
     // The engine's state is a class's stored properties, and Swift checks
@@ -164,6 +166,7 @@ public actor PurchaseEngine {
     public init(configuration: Configuration) throws(PurchaseKitError) {
         try configuration.validate()
         self.configuration = configuration
+        self.archivingStore = configuration.orderStore as? any ArchivingOrderStore
         self.actorExecutor = ActorExecutor(configuration.executor)
         self.machine = OrderStateMachine(
             retryPolicy: configuration.policies.retryPolicy,

@@ -25,10 +25,18 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
 
         func order(id: String) -> Order? { open[id] ?? archived[id] }
 
-        mutating func insert(_ order: Order) {
+        /// Saves `order` as an open order, or `intoArchive`, wherever it was before.
+        mutating func insert(_ order: Order, intoArchive: Bool = false) {
             // Unlink the old transaction and token only if they still point here: another order may have claimed them since.
-            var old = open.updateValue(order, forKey: order.id)
-            if old == nil { old = archived.removeValue(forKey: order.id) }
+            var old: Order?
+            if intoArchive {
+                old = open.removeValue(forKey: order.id)
+                let earlier = archived.updateValue(order, forKey: order.id)
+                if old == nil { old = earlier }
+            } else {
+                old = open.updateValue(order, forKey: order.id)
+                if old == nil { old = archived.removeValue(forKey: order.id) }
+            }
             if let old { unlink(old, keeping: order) }
             if old?.userID != order.userID { byUser[order.userID, default: []].insert(order.id) }
             // Most saves move an order along without a new token or transaction,
@@ -91,6 +99,11 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
 
     public func save(_ order: Order) async {
         state.withLock { $0.insert(order) }
+    }
+
+    /// Saves the order straight into the archive, in one pass (see ``ArchivingOrderStore``).
+    package func saveArchived(_ order: Order) async {
+        state.withLock { $0.insert(order, intoArchive: true) }
     }
 
     public func loadOpenOrders() async -> OrderLoadReport {
@@ -177,3 +190,5 @@ public final class InMemoryOrderStore: OrderStore, Sendable {
         state.withLock { Array($0.archived.values) }.sorted(by: Order.creationOrder)
     }
 }
+
+extension InMemoryOrderStore: ArchivingOrderStore {}

@@ -29,6 +29,8 @@ struct JournalLedger: CrashLedger {
             inFlight = (order.id, StoredOrder(order: order, place: .open), true)
         case .archive(let id):
             inFlight = acknowledged[id].map { (id, StoredOrder(order: $0.order, place: .archived), false) }
+        case .saveArchived(let order):
+            inFlight = (order.id, StoredOrder(order: order, place: .archived), Self.isDurable(order.status))
         case .legacyArchive(let id):
             inFlight = acknowledged[id].map { (id, StoredOrder(order: $0.order, place: .archived), true) }
         case .remove(let id):

@@ -36,6 +36,25 @@ final class JournalPowerLossTests: XCTestCase {
                           expectingCalls: [.write, .write, .write, .write, .synchronizeData])
     }
 
+    func testASaveStraightIntoTheArchiveIsOneRecordFlushedWhenASaveWouldBe() async {
+        // A failed payment rests at once: one record, flushed before the call returns.
+        let failed = TestOrders.version(2, of: "order-a", status: .failed)
+        await assertHolds(JournalCrashScenario(name: "failed into the archive", setUp: [.open, .save(a1)], steps: [.saveArchived(failed), .save(b1)]),
+                          expectingCalls: [.write, .synchronizeData, .write, .synchronizeData])
+        // A completed one is not flushed on its own: the durable delivered version may come back, open.
+        let completed = TestOrders.version(3, of: "order-a", status: .completed)
+        await assertHolds(JournalCrashScenario(name: "completed into the archive", setUp: [.open, .save(a1)],
+                                               steps: [.save(completed), .saveArchived(completed), .save(b1)]),
+                          expectingCalls: [.write, .write, .write, .synchronizeData])
+    }
+
+    func testASaveStraightIntoTheArchiveThenALaunchAndASaveThatReopensIt() async {
+        let failed = TestOrders.version(2, of: "order-a", status: .failed)
+        await assertHolds(JournalCrashScenario(name: "into the archive, relaunch, reopen", setUp: [.open, .save(a1)],
+                                               steps: [.saveArchived(failed), .open, .save(TestOrders.version(3, of: "order-a"))],
+                                               snapshotThreshold: 2))
+    }
+
     func testAppendsThatOutgrowTheReservedRoomReserveMore() async {
         let steps: [JournalStep] = [.save(a1), .save(b1), .archive("order-b"), .save(a2), .save(c1)]
         let report = await assertHolds(JournalCrashScenario(name: "reservations", setUp: [.open], steps: steps, reservation: 256))

@@ -9,6 +9,8 @@ enum JournalStep: CustomStringConvertible {
     case open
     case save(Order)
     case archive(String)
+    /// A save straight into the archive (``ArchivingOrderStore``), as the engine makes when an order comes to rest.
+    case saveArchived(Order)
     case remove(String)
     /// A save through a `FileOrderStore` on the same directory (always durable).
     case legacySave(Order)
@@ -19,6 +21,7 @@ enum JournalStep: CustomStringConvertible {
         case .open: "open"
         case .save(let order): "save \(order.id) v\(order.metadata["version"] ?? "?") \(order.status.rawValue)"
         case .archive(let id): "archive \(id)"
+        case .saveArchived(let order): "save \(order.id) v\(order.metadata["version"] ?? "?") \(order.status.rawValue) into the archive"
         case .remove(let id): "remove \(id)"
         case .legacySave(let order): "FileOrderStore save \(order.id) v\(order.metadata["version"] ?? "?")"
         case .legacyArchive(let id): "FileOrderStore archive \(id)"
@@ -85,6 +88,9 @@ struct JournalProcess: CrashProcess {
             case .archive(let id):
                 guard let store else { return CrashStepError.notOpen }
                 try await store.archive(orderID: id)
+            case .saveArchived(let order):
+                guard let store else { return CrashStepError.notOpen }
+                try await store.saveArchived(order)
             case .remove(let id):
                 guard let store else { return CrashStepError.notOpen }
                 try await store.remove(orderID: id)

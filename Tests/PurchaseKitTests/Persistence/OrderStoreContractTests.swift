@@ -56,6 +56,44 @@ final class OrderStoreContractTests: XCTestCase {
         }
     }
 
+    /// A save straight into the archive leaves what a save and then an archive move leave.
+    func testASaveIntoTheArchiveIsASaveThenAnArchiveMove() async throws {
+        var archiving = 0
+        for (name, store) in try stores() {
+            guard let mover = store as? any ArchivingOrderStore else { continue }
+            archiving += 1
+            var first = makeOrder("o-1", user: "u", transactionID: "t-shared")
+            first.token = "token-1"
+            try await store.save(first)
+            try await store.save(makeOrder("o-2", user: "u", transactionID: "t-shared", createdAt: testEpoch.addingTimeInterval(1)))
+            first.status = .completed
+            first.metadata = ["note": "completed"]
+            try await mover.saveArchived(first)  // Claims the transaction back, as a save does.
+            try await mover.saveArchived(makeOrder("o-3", user: "u", status: .failed))  // Never open.
+
+            let open = try await store.loadOpenOrders().orders.map(\.id)
+            XCTAssertEqual(open, ["o-2"], name)
+            let openOfUser = try await store.openOrders(forUser: "u").map(\.id)
+            XCTAssertEqual(openOfUser, ["o-2"], name)
+            let ofUser = try await store.orders(forUser: "u").map(\.id).sorted()
+            XCTAssertEqual(ofUser, ["o-1", "o-2", "o-3"], name)
+            let stored = try await store.order(id: "o-1")
+            XCTAssertEqual(stored?.metadata, ["note": "completed"], name)
+            XCTAssertEqual(stored?.status, .completed, name)
+            let byTransaction = try await store.order(transactionID: "t-shared")
+            XCTAssertEqual(byTransaction?.id, "o-1", name)
+            let byToken = try await store.order(token: "token-1")
+            XCTAssertEqual(byToken?.id, "o-1", name)
+            do {
+                try await store.archive(orderID: "o-1")
+                XCTFail("\(name): an archived order was archived again")
+            } catch let error as PurchaseKitError {
+                XCTAssertEqual(error.code, .orderNotFound, name)
+            }
+        }
+        XCTAssertEqual(archiving, 4, "the in-memory store and the three journal stores")
+    }
+
     func testArchivingAnOrderDoesNotTakeBackATransactionOrTokenALaterSaveClaimed() async throws {
         for (name, store) in try stores() {
             var first = makeOrder("o-1", transactionID: "t-shared", status: .failed)

@@ -34,6 +34,10 @@ import Foundation
 ///   does nothing) and archives it;
 /// - an archive move: a launch archives a finished order it finds open.
 ///
+/// The engine saves an order that comes to rest (`completed`, `failed`,
+/// `cancelled`, ...) straight into the archive: one record for the save and
+/// the move, flushed when a save of that order would be.
+///
 /// Call ``flush()`` to make those durable at once, for instance when the app
 /// moves to the background. Lookups see every change as soon as its call is
 /// made, durable or not yet.
@@ -180,8 +184,33 @@ public final class JournalOrderStore: OrderStore {
     ///   ``Configuration/maximumRecordSize`` (nothing is written) or the journal could not be
     ///   written or flushed (the store then reloads at its next call, without what was not flushed).
     public func save(_ order: Order) async throws {
+        let record = try putRecord(order, place: .open)
+        try await commit(record.bytes, durable: Self.mustBeDurable(order.status),
+                         about: Subject(orderID: order.id, endsOrder: order.status == .completed)) { index throws(PurchaseKitError) in
+            index.putOpen(order)
+            return true
+        }
+    }
+
+    /// Saves the order straight into the archive, as one record: a put of
+    /// the order archived (see ``ArchivingOrderStore``). Durable when a save
+    /// of the order would be.
+    package func saveArchived(_ order: Order) async throws {
+        let record = try putRecord(order, place: .archived)
+        // The order's encoding, as a save and then an archive move would have kept it.
+        let encoded = Data(record.bytes[(JournalFrame.headerSize + 2)...])
+        let keys = OrderBinaryCoding.Keys(order)
+        try await commit(record.bytes, durable: Self.mustBeDurable(order.status),
+                         about: Subject(orderID: order.id, endsOrder: true)) { index throws(PurchaseKitError) in
+            index.putStored(keys, bytes: encoded, place: .archived)
+            return true
+        }
+    }
+
+    /// The put record of `order` in `place`, within the record size limit.
+    private func putRecord(_ order: Order, place: JournalIndex.Place) throws(PurchaseKitError) -> ByteWriter {
         var record = ByteWriter(capacity: 512)
-        JournalRecord.put(order, place: .open, into: &record)
+        JournalRecord.put(order, place: place, into: &record)
         guard record.bytes.count - JournalFrame.headerSize - 2 <= configuration.maximumRecordSize else {
             throw PurchaseKitError(
                 .persistenceWriteFailed,
@@ -189,11 +218,7 @@ public final class JournalOrderStore: OrderStore {
                 advice: "Keep less in the order's metadata, or raise JournalOrderStore.Configuration.maximumRecordSize.",
                 orderID: order.id)
         }
-        try await commit(record.bytes, durable: Self.mustBeDurable(order.status),
-                         about: Subject(orderID: order.id, endsOrder: order.status == .completed)) { index throws(PurchaseKitError) in
-            index.putOpen(order)
-            return true
-        }
+        return record
     }
 
     /// Whether a save must be durable before it returns. The exceptions are
@@ -289,3 +314,5 @@ public final class JournalOrderStore: OrderStore {
         await writer.waitUntilIdle()
     }
 }
+
+extension JournalOrderStore: ArchivingOrderStore {}

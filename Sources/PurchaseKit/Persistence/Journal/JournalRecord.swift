@@ -13,7 +13,8 @@ import Foundation
 /// | 6 spend | spend id, user id, balance key, amount, date, balance after (``ConsumableSpend``) | a spend of consumable units |
 /// | 7 renewal | user id, original transaction id, state (1 active, 2 grace period, 3 billing retry, 4 expired), will renew (active) or grace end (grace period), as-of date | how the store last saw a subscription's renewal (``RenewalStateRecord``) |
 ///
-/// A journal holds a header, then puts (always open), archives, removes,
+/// A journal holds a header, then puts (open, or archived: an order saved
+/// straight into the archive when it comes to rest), archives, removes,
 /// spends and renewal states, in the order they happened. A snapshot holds a
 /// header, one remove record per order id ever removed (so that an import of
 /// older files cannot bring it back), one put per order, one spend record per

@@ -226,3 +226,11 @@ enum OrderBinaryCoding {
         return bits
     }
 }
+
+extension OrderBinaryCoding.Keys {
+    /// The keys of an order in hand: what ``OrderBinaryCoding/decodeKeys(_:)`` reads back from its encoding.
+    init(_ order: Order) {
+        self.init(id: order.id, userID: order.userID, token: order.token, updatedAt: order.updatedAt,
+                  transactionID: order.transactionID, laterTransactionOriginalID: order.laterTransactionOriginalID)
+    }
+}
