@@ -9,7 +9,7 @@ struct InjectedFault: Error, Sendable {
 /// The order store as one process sees it: killable, with injected write
 /// errors. On a simulated disk, the process dies when the disk reaches its
 /// crash point (the store's call fails with the dead process's error).
-struct ProcessOrderStore: OrderStore {
+struct ProcessOrderStore: ArchivingOrderStore {
     let world: SimulationWorld
     let kill: ProcessKill
     /// The store this process opened.
@@ -18,15 +18,37 @@ struct ProcessOrderStore: OrderStore {
 
     func save(_ order: Order) async throws {
         try await kill.perform("save") {
-            let plan = world.plan
-            if plan.fails("save:\(order.id):\(order.status.rawValue)", rate: plan.rates.saveFails, kind: "order store write error") {
-                throw InjectedFault(what: "write")
-            }
-            if world.sabotage == .dropsDeliveredSaves, order.status == .delivered || order.status == .completed {
-                return // The broken store says "saved" and keeps nothing.
-            }
+            guard try keeps(order) else { return }
             try await onDisk { try await base.save(order) }
         }
+    }
+
+    /// A save, with its faults, straight into the archive: the engine makes
+    /// one when an order comes to rest. Both stores a process opens (in
+    /// memory, or a journal on the simulated disk) make it one change.
+    func saveArchived(_ order: Order) async throws {
+        try await kill.perform("save archived") {
+            guard try keeps(order) else { return }
+            try await onDisk {
+                if let mover = base as? any ArchivingOrderStore {
+                    try await mover.saveArchived(order)
+                } else {
+                    try await base.save(order)
+                    try await base.archive(orderID: order.id)
+                }
+            }
+        }
+    }
+
+    /// Whether a save of `order` is to be kept: throws the injected write
+    /// error; false when the sabotaged store drops it while saying it kept it.
+    private func keeps(_ order: Order) throws -> Bool {
+        let plan = world.plan
+        if plan.fails("save:\(order.id):\(order.status.rawValue)", rate: plan.rates.saveFails, kind: "order store write error") {
+            throw InjectedFault(what: "write")
+        }
+        // The broken store says "saved" and keeps nothing.
+        return !(world.sabotage == .dropsDeliveredSaves && (order.status == .delivered || order.status == .completed))
     }
 
     func archive(orderID: String) async throws {
