@@ -46,7 +46,7 @@ extension PurchaseEngine {
             }
             guard record(step.order, replacing: order) else { return order }
             // A save the archive move follows at once is one change, where the store can make it one.
-            let archivingSave = step.actions.last == .archive ? archivingStore : nil
+            let archivingSave = step.actions == [.persist, .archive] ? archivingStore : nil
             for action in step.actions {
                 switch action {
                 case .persist:

@@ -166,7 +166,7 @@ public actor PurchaseEngine {
     public init(configuration: Configuration) throws(PurchaseKitError) {
         try configuration.validate()
         self.configuration = configuration
-        self.archivingStore = configuration.orderStore as? any ArchivingOrderStore
+        self.archivingStore = (configuration.orderStore as? any ArchivingOrderStore).flatMap { $0.savesIntoArchive ? $0 : nil }
         self.actorExecutor = ActorExecutor(configuration.executor)
         self.machine = OrderStateMachine(
             retryPolicy: configuration.policies.retryPolicy,

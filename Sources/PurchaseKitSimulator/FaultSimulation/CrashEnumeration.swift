@@ -9,12 +9,16 @@ extension FaultSimulation {
         let productID: String
         let behavior: PurchaseBehavior
         let faults: DeliveryFaults
+        /// The order store saves the order that comes to rest straight into
+        /// the archive (one call), or the engine saves it, then archives it.
+        var savesIntoArchive = true
 
         public var description: String { name }
 
         /// A consumable, a non-consumable, a subscription, a non-renewing
-        /// subscription whose token is lost and whose updates come twice, and
-        /// an Ask to Buy approved later.
+        /// subscription whose token is lost and whose updates come twice, an
+        /// Ask to Buy approved later, and a consumable on a store that saves,
+        /// then archives, in two calls.
         public static let all: [CrashScenario] = [
             CrashScenario(name: "consumable", productID: SimulationWorld.coins, behavior: .success, faults: .none),
             CrashScenario(name: "non-consumable", productID: SimulationWorld.pro, behavior: .success, faults: .none),
@@ -22,6 +26,8 @@ extension FaultSimulation {
             CrashScenario(name: "lost token, duplicates", productID: SimulationWorld.season, behavior: .success,
                           faults: DeliveryFaults(losesOrderToken: true, extraDeliveries: 1)),
             CrashScenario(name: "ask to buy approved", productID: SimulationWorld.coins, behavior: .askToBuy, faults: .none),
+            CrashScenario(name: "consumable, saved then archived", productID: SimulationWorld.coins, behavior: .success,
+                          faults: .none, savesIntoArchive: false),
         ]
     }
 
@@ -83,8 +89,9 @@ extension FaultSimulation {
     private static func crashRun(_ scenario: CrashScenario, _ first: ProcessKill.Point?, _ second: ProcessKill.Point?) async -> CrashOutcome {
         await onOwnExecutor { starter in
             await WorldIsolation(starter: starter).run { _ in
-                let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates(), starter: starter,
-                                        keepsTrace: false)
+                let run = SimulationRun(seed: 1, maximumPurchases: 1, sabotage: .none, rates: FaultPlan.Rates(),
+                                        profile: SimulationWorld.Profile(savesIntoArchive: scenario.savesIntoArchive),
+                                        starter: starter, keepsTrace: false)
                 let outcome = await run.executeCrashRun(scenario, first: first, second: second)
                 return CrashOutcome(firstKinds: outcome.firstKinds, secondKinds: outcome.secondKinds, failure: outcome.failure)
             }

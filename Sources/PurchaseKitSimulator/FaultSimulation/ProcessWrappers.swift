@@ -23,20 +23,20 @@ struct ProcessOrderStore: ArchivingOrderStore {
         }
     }
 
-    /// A save, with its faults, straight into the archive: the engine makes
-    /// one when an order comes to rest. Both stores a process opens (in
-    /// memory, or a journal on the simulated disk) make it one change.
+    /// Whether the engine saves an order that comes to rest straight into
+    /// the archive here (one call), or saves it and then archives it: drawn
+    /// per run (``SimulationWorld/Profile/savesIntoArchive``), so that the
+    /// histories cover both. Both stores a process opens can.
+    var savesIntoArchive: Bool { world.profile.savesIntoArchive && base is any ArchivingOrderStore }
+
+    /// A save, with its faults, straight into the archive, as one change.
     func saveArchived(_ order: Order) async throws {
         try await kill.perform("save archived") {
             guard try keeps(order) else { return }
-            try await onDisk {
-                if let mover = base as? any ArchivingOrderStore {
-                    try await mover.saveArchived(order)
-                } else {
-                    try await base.save(order)
-                    try await base.archive(orderID: order.id)
-                }
+            guard let mover = base as? any ArchivingOrderStore else {
+                throw InjectedFault(what: "a save into the archive of a store that cannot make one")
             }
+            try await onDisk { try await mover.saveArchived(order) }
         }
     }
 

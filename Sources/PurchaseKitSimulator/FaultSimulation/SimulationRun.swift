@@ -37,9 +37,10 @@ final class SimulationRun {
     /// Whether the app was installed on a new device during the run.
     var reinstalled = false
 
-    /// A run with rates drawn from the seed, or the given ones.
+    /// A run with rates and a profile drawn from the seed, or the given
+    /// rates and `profile` (the default one if none is given).
     init(seed: UInt64, maximumPurchases: Int, sabotage: FaultSimulation.Sabotage, rates fixed: FaultPlan.Rates? = nil,
-         starter: any TaskStarter, keepsTrace: Bool = true) {
+         profile fixedProfile: SimulationWorld.Profile? = nil, starter: any TaskStarter, keepsTrace: Bool = true) {
         self.seed = seed
         self.keepsTrace = keepsTrace
         self.maximumPurchases = max(1, maximumPurchases)
@@ -47,7 +48,7 @@ final class SimulationRun {
         var drawn = FaultPlan.Rates.draw(using: &random)
         drawn.lookupFails = FaultPlan.Rates.drawnApart("lookupFails", seed: seed, upTo: 0.08)
         let rates = fixed ?? drawn
-        var profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : SimulationWorld.Profile()
+        var profile = fixed == nil ? SimulationWorld.Profile.draw(using: &random) : fixedProfile ?? SimulationWorld.Profile()
         if sabotage == .diskIgnoresFlushes { profile.durableStore = true }
         world = SimulationWorld(seed: seed, rates: rates, profile: profile, sabotage: sabotage, starter: starter)
         currentUser = Self.users[0]

@@ -61,21 +61,26 @@ final class SimulationWorld: Sendable {
     private let orderCounter = Locked(0)
 
     /// The app's choices that a run varies: finishing by hand, waiting
-    /// duplicate purchases, keeping orders in a ``FileOrderStore`` on a disk
-    /// that loses what a power loss loses, and whether the store gives a
-    /// billing grace period.
+    /// duplicate purchases, keeping orders in a ``JournalOrderStore`` on a
+    /// disk that loses what a power loss loses, whether the store gives a
+    /// billing grace period, and whether the order store saves an order that
+    /// comes to rest straight into the archive.
     struct Profile: Sendable {
         var manualFinish = false
         var waitsForDuplicates = false
         var durableStore = false
         var gracePeriod = false
+        /// The order store saves an order that comes to rest straight into
+        /// the archive (one call); otherwise the engine saves it, then archives it.
+        var savesIntoArchive = false
 
         static func draw(using random: inout SeededRandomNumberGenerator) -> Profile {
             let waits = Double.random(in: 0..<1, using: &random) < 0.3
             return Profile(manualFinish: Double.random(in: 0..<1, using: &random) < 0.2,
                            waitsForDuplicates: waits,
                            durableStore: Double.random(in: 0..<1, using: &random) < 0.15,
-                           gracePeriod: Bool.random(using: &random))
+                           gracePeriod: Bool.random(using: &random),
+                           savesIntoArchive: Bool.random(using: &random))
         }
     }
 

@@ -7,7 +7,8 @@ import PurchaseKitSimulator
 /// The journal keeps records in order and a power loss keeps a prefix of
 /// them, down to the last flush. So an order may come back as it was at the
 /// last durable point, or as any version acknowledged since (a `created` or
-/// `completed` save, an archive: they return before their flush), or as the
+/// `completed` save, open or straight into the archive, an archive: they
+/// return before their flush), or as the
 /// call in flight left it. A durable save, a removal and a launch (which
 /// flushes what the previous process left) move the durable point.
 struct JournalLedger: CrashLedger {

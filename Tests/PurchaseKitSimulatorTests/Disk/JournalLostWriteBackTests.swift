@@ -173,6 +173,33 @@ final class JournalLostWriteBackTests: XCTestCase {
         await reopened.close()
     }
 
+    /// The same for a `completed` order saved straight into the archive, as
+    /// the engine saves an order that comes to rest: one record, acknowledged
+    /// before its flush.
+    func testACompletedSaveIntoTheArchiveWrittenBeforeAFailedFlushOutlivesTheReload() async throws {
+        let disk = try CrashSite.disk()
+        let (store, writeBack) = try await openStore(on: disk)
+        let completed = TestOrders.version(2, of: "order-a", status: .completed)
+        try await store.save(TestOrders.version(1, of: "order-a", status: .delivered))
+        try await store.saveArchived(completed)
+        await store.waitUntilWritten()
+        writeBack.arm()
+        await assertThrows(.persistenceWriteFailed) { try await store.save(TestOrders.version(1, of: "order-b", user: "user-2")) }
+
+        let afterReload = try await store.archivedOrders()
+        XCTAssertEqual(afterReload, [completed], "the reload forgot the save into the archive it had acknowledged")
+        let openAfterReload = try await store.loadOpenOrders()
+        XCTAssertEqual(openAfterReload.orders, [], "the delivered version came back open")
+        let retried = TestOrders.version(2, of: "order-b", user: "user-2")
+        try await store.save(retried)
+        let reopened = try await JournalProcess.relaunch(store, on: disk)
+        let archived = try await reopened.archivedOrders()
+        XCTAssertEqual(archived, [completed])
+        let open = try await reopened.loadOpenOrders()
+        XCTAssertEqual(open.orders, [retried])
+        await reopened.close()
+    }
+
     /// The same for changes still queued, not yet written, when the flush
     /// before them fails: the store's thread drops them, acknowledged.
     func testAnArchiveQueuedBehindAFailedFlushOutlivesTheReload() async throws {

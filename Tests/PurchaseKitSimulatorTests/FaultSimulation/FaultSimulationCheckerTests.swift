@@ -44,7 +44,7 @@ final class FaultSimulationCheckerTests: XCTestCase {
     }
 
     func testADiskThatIgnoresFlushesIsCaught() async {
-        // Every run keeps its orders in a FileOrderStore on a disk whose
+        // Every run keeps its orders in a JournalOrderStore on a disk whose
         // flushes do nothing: the power losses after crashes take orders the
         // store reported saved, and the checks must see it.
         var options = FaultSimulation.Options(runs: 40, firstSeed: 1)

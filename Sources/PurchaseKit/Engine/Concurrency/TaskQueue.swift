@@ -35,8 +35,9 @@ struct TaskQueue {
     private var slotWaiters: [Waiter] = []
     private var lastWaiterID: UInt64 = 0
 
-    /// A queue of `limit` slots whose table of keys is made with `room`
-    /// entries (more than `limit`, so that a removal moves few entries).
+    /// A queue of `limit` slots whose table of keys is made with room for
+    /// `room` keys (0: none reserved). The engine gives it more than
+    /// `limit`, so that a removal moves few entries.
     init(limit: Int, room: Int = 0) {
         self.limit = limit
         keys.reserveCapacity(room)

@@ -7,7 +7,7 @@ extension JournalOrderStore {
 
     /// What a record is about: the order it changes (nil when it changes
     /// none), and whether it ends that order's business (a `completed` save,
-    /// an archive move, a removal).
+    /// open or straight into the archive, an archive move, a removal).
     struct Subject {
         var orderID: String?
         var endsOrder = false

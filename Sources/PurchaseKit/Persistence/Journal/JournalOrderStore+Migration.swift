@@ -79,10 +79,7 @@ extension JournalOrderStore {
                 if item.place == .open {
                     outcome.index.putOpen(item.order)
                 } else {
-                    let keys = OrderBinaryCoding.Keys(id: item.order.id, userID: item.order.userID, token: item.order.token,
-                                                      updatedAt: item.order.updatedAt, transactionID: item.order.transactionID,
-                                                      laterTransactionOriginalID: item.order.laterTransactionOriginalID)
-                    outcome.index.putStored(keys, bytes: Data(writer.bytes), place: item.place)
+                    outcome.index.putStored(OrderBinaryCoding.Keys(item.order), bytes: Data(writer.bytes), place: item.place)
                 }
                 imported += 1
             }

@@ -270,7 +270,8 @@ public final class JournalOrderStore: OrderStore {
     }
 
     /// Makes every change made so far durable, including the ones that return
-    /// before their flush (`created` and `completed` saves, archive moves).
+    /// before their flush (`created` and `completed` saves, open or straight
+    /// into the archive, and archive moves).
     ///
     /// - Throws: ``PurchaseKitError/Code/persistenceWriteFailed`` when the flush failed.
     public func flush() async throws {

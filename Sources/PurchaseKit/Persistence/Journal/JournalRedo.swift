@@ -3,8 +3,8 @@ import Foundation
 /// The records a reload does again: among those a failed write or flush
 /// lost (see ``JournalWriter/Context/dropped``), the ones whose calls
 /// returned before their flush — a save whose status need not be durable
-/// (``JournalOrderStore/mustBeDurable(_:)``), an archive move, a renewal
-/// state. Their calls succeeded; a reload that forgot them would answer with
+/// (``JournalOrderStore/mustBeDurable(_:)``), open or straight into the
+/// archive, an archive move, a renewal state. Their calls succeeded; a reload that forgot them would answer with
 /// the older version, and the next change would build on it: an archive move
 /// that follows a forgotten `completed` save archives the `delivered` version,
 /// which no launch finishes again. The other records' calls failed, and
@@ -24,7 +24,8 @@ enum JournalRedo {
 
     private static func isAcknowledgedBeforeFlush(_ bytes: UnsafeRawBufferPointer, _ payload: Range<Int>) -> Bool {
         switch try? JournalRecord.parse(bytes, payload: payload) {
-        case .put(.open, let range)?:
+        case .put(let place, let range)? where place != .compacted:
+            // A save, open or straight into the archive (compacted orders are written to snapshots only).
             guard let order = try? OrderBinaryCoding.decode(UnsafeRawBufferPointer(rebasing: bytes[range])) else { return false }
             return !JournalOrderStore.mustBeDurable(order.status)
         case .archive?, .renewal?:

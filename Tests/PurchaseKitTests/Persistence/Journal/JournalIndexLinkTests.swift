@@ -18,6 +18,9 @@ final class JournalIndexLinkTests: XCTestCase {
         var index = JournalIndex()
         index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
         index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))  // Takes both.
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+        // A put of o-2 that keeps them writes no link, and they stand.
         index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .delivered))
         XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
         XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
@@ -27,10 +30,25 @@ final class JournalIndexLinkTests: XCTestCase {
         XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
 
         // Once claimed back, o-1 is no longer displaced: o-2 is, and its next save claims them.
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .completed))
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1")
         index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .completed))
         XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .completed))
         XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+    }
+
+    func testAPutStraightIntoTheArchiveClaimsLinksAndMovesTheOrderBetweenItsUsersLists() {
+        var index = JournalIndex()
+        XCTAssertEqual(index.orderIDs(forUser: "u-1"), [])  // The users are indexed from here on.
+        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
+        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))
+        let completed = order("o-1", transactionID: "t-shared", token: "k-shared", status: .completed)
+        index.putStored(OrderBinaryCoding.Keys(completed), bytes: Data([1]), place: .archived)
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1", "a save into the archive claims as a save does")
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+        XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), ["o-2"])
+        XCTAssertEqual(index.orderIDs(forUser: "u-1").sorted(), ["o-1", "o-2"])
+        XCTAssertEqual(index.entry(for: "o-1")?.place, .archived)
     }
 
     func testRemovingTheOrderThatTookTheLinksLeavesThemForTheDisplacedOrdersNextSave() {
