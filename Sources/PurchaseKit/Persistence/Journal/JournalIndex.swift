@@ -121,29 +121,29 @@ struct JournalIndex: Sendable {
 
     /// Makes `order` the open version of its id, replacing whatever was known about it.
     mutating func putOpen(_ order: consuming Order) {
-        putSequence += 1
-        let entry = Entry(place: .open, userID: order.userID, token: order.token, transactionID: order.transactionID,
-                          laterTransactionOriginalID: order.laterTransactionOriginalID, updatedAt: order.updatedAt,
-                          sequence: putSequence)
-        // One lookup for the usual case, a new id (every order a launch reads).
-        let old = entries.updateValue(entry, forKey: order.id)
-        if let old { unlink(order.id, old, keeping: entry) }
-        if !removedIDs.isEmpty { removedIDs.remove(order.id) }
+        put(order.id, Entry(place: .open, userID: order.userID, token: order.token, transactionID: order.transactionID,
+                            laterTransactionOriginalID: order.laterTransactionOriginalID, updatedAt: order.updatedAt))
         openOrders[order.id] = order
-        link(order.id, entry, replacing: old)
     }
 
     /// Records an archived or compacted order from its binary form.
     mutating func putStored(_ keys: OrderBinaryCoding.Keys, bytes: Data, place: Place) {
-        putSequence += 1
-        let entry = Entry(place: place, userID: keys.userID, token: keys.token, transactionID: keys.transactionID,
-                          laterTransactionOriginalID: keys.laterTransactionOriginalID, updatedAt: keys.updatedAt,
-                          sequence: putSequence)
-        let old = entries.updateValue(entry, forKey: keys.id)
-        if let old { unlink(keys.id, old, keeping: entry) }
-        if !removedIDs.isEmpty { removedIDs.remove(keys.id) }
+        put(keys.id, Entry(place: place, userID: keys.userID, token: keys.token, transactionID: keys.transactionID,
+                           laterTransactionOriginalID: keys.laterTransactionOriginalID, updatedAt: keys.updatedAt))
         stored[keys.id] = bytes
-        link(keys.id, entry, replacing: old)
+    }
+
+    /// Files `entry` as the latest put of order `id`: its sequence, its links,
+    /// and no longer among the removed. The caller keeps the order itself.
+    private mutating func put(_ id: String, _ filed: Entry) {
+        putSequence += 1
+        var entry = filed
+        entry.sequence = putSequence
+        // One lookup for the usual case, a new id (every order a launch reads).
+        let old = entries.updateValue(entry, forKey: id)
+        if let old { unlink(id, old, keeping: entry) }
+        if !removedIDs.isEmpty { removedIDs.remove(id) }
+        link(id, entry, replacing: old)
     }
 
     /// Moves an open order to the archive. Returns false when there is no such open order.

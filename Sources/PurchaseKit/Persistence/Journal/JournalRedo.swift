@@ -4,8 +4,9 @@ import Foundation
 /// lost (see ``JournalWriter/Context/dropped``), the ones whose calls
 /// returned before their flush — a save whose status need not be durable
 /// (``JournalOrderStore/mustBeDurable(_:)``), open or straight into the
-/// archive, an archive move, a renewal state. Their calls succeeded; a reload that forgot them would answer with
-/// the older version, and the next change would build on it: an archive move
+/// archive, an archive move, a renewal state. Their calls succeeded; a
+/// reload that forgot them would answer with the older version, and the
+/// next change would build on it: an archive move
 /// that follows a forgotten `completed` save archives the `delivered` version,
 /// which no launch finishes again. The other records' calls failed, and
 /// stay undone.

@@ -14,38 +14,44 @@ final class JournalIndexLinkTests: XCTestCase {
         return order
     }
 
+    /// Order `id` holding the shared transaction and token.
+    private func sharing(_ id: String, _ status: OrderStatus = .purchased) -> Order {
+        order(id, transactionID: "t-shared", token: "k-shared", status: status)
+    }
+
+    /// Both shared links point at order `point` (nil: at none).
+    private func assertSharedLinks(_ index: JournalIndex, point: String?, _ message: String = "", line: UInt = #line) {
+        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), point, message, line: line)
+        XCTAssertEqual(index.orderID(forToken: "k-shared"), point, message, line: line)
+    }
+
     func testAnOrderSavedAgainAfterAnotherTookItsLinksClaimsThemBackOnlyThen() {
         var index = JournalIndex()
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))  // Takes both.
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+        index.putOpen(sharing("o-1"))
+        index.putOpen(sharing("o-2"))  // Takes both.
+        assertSharedLinks(index, point: "o-2")
         // A put of o-2 that keeps them writes no link, and they stand.
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .delivered))
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+        index.putOpen(sharing("o-2", .delivered))
+        assertSharedLinks(index, point: "o-2")
 
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .delivered))
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1", "the displaced order's save did not claim its transaction back")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+        index.putOpen(sharing("o-1", .delivered))
+        assertSharedLinks(index, point: "o-1", "the displaced order's save did not claim its transaction back")
 
         // Once claimed back, o-1 is no longer displaced: o-2 is, and its next save claims them.
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .completed))
+        index.putOpen(sharing("o-1", .completed))
         XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1")
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared", status: .completed))
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-2")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-2")
+        index.putOpen(sharing("o-2", .completed))
+        assertSharedLinks(index, point: "o-2")
     }
 
     func testAPutStraightIntoTheArchiveClaimsLinksAndMovesTheOrderBetweenItsUsersLists() {
         var index = JournalIndex()
         XCTAssertEqual(index.orderIDs(forUser: "u-1"), [])  // The users are indexed from here on.
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))
-        let completed = order("o-1", transactionID: "t-shared", token: "k-shared", status: .completed)
+        index.putOpen(sharing("o-1"))
+        index.putOpen(sharing("o-2"))
+        let completed = sharing("o-1", .completed)
         index.putStored(OrderBinaryCoding.Keys(completed), bytes: Data([1]), place: .archived)
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1", "a save into the archive claims as a save does")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+        assertSharedLinks(index, point: "o-1", "a save into the archive claims as a save does")
         XCTAssertEqual(index.openOrders(forUser: "u-1").map(\.id), ["o-2"])
         XCTAssertEqual(index.orderIDs(forUser: "u-1").sorted(), ["o-1", "o-2"])
         XCTAssertEqual(index.entry(for: "o-1")?.place, .archived)
@@ -53,13 +59,12 @@ final class JournalIndexLinkTests: XCTestCase {
 
     func testRemovingTheOrderThatTookTheLinksLeavesThemForTheDisplacedOrdersNextSave() {
         var index = JournalIndex()
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared"))
-        index.putOpen(order("o-2", transactionID: "t-shared", token: "k-shared"))
+        index.putOpen(sharing("o-1"))
+        index.putOpen(sharing("o-2"))
         XCTAssertTrue(index.remove(id: "o-2"))
         XCTAssertNil(index.orderID(forTransaction: "t-shared"), "a removed order's link stayed")
-        index.putOpen(order("o-1", transactionID: "t-shared", token: "k-shared", status: .delivered))
-        XCTAssertEqual(index.orderID(forTransaction: "t-shared"), "o-1")
-        XCTAssertEqual(index.orderID(forToken: "k-shared"), "o-1")
+        index.putOpen(sharing("o-1", .delivered))
+        assertSharedLinks(index, point: "o-1")
     }
 
     func testSavesThatKeepAUserAndAPurchaseListTheOrderOnceWhereverItMoves() {
